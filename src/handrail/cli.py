@@ -1,0 +1,53 @@
+"""The `handrail` command: `handrail lsp` serves LSP, `handrail demo` shows a session on a sample workspace."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import BinaryIO
+
+
+def protect_stdout() -> BinaryIO:
+    """Keep stdout for LSP alone: stray prints and child processes go to stderr instead."""
+    lsp_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return lsp_out
+
+
+def _serve(tcp: str | None) -> int:
+    from handrail.server.app import create_server
+
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io(sys.stdin.buffer, protect_stdout())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    parser = argparse.ArgumentParser(prog="handrail", description=__doc__)
+    parser.add_argument("--log-level", default=os.environ.get("HANDRAIL_LOG_LEVEL", "WARNING"))
+    commands = parser.add_subparsers(dest="command", required=True)
+    lsp = commands.add_parser("lsp", help="serve the Language Server Protocol (stdio unless --tcp)")
+    lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    demo = commands.add_parser("demo", help="run a scripted session on a temporary sample workspace")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary workspace afterwards")
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLogger().level))
+    if args.command == "lsp":
+        return _serve(args.tcp)
+    from handrail.demo.run import run_demo
+
+    return run_demo(keep=args.keep)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""What the client sees of a turn as it happens: `handrail/chat` notifications and `$/progress`."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+CHAT_METHOD = "handrail/chat"
+_PREVIEW_CHARS = 2000
+
+
+class ChatChannel:
+    """Streams one session's turn to the client; implements the tool ProgressReporter port."""
+
+    def __init__(self, server: LanguageServer, session_id: str, progress_token: str | None) -> None:
+        self._server = server
+        self.session_id = session_id
+        self._token = progress_token
+        self.streamed_text = ""
+
+    def _send(self, kind: str, **fields: Any) -> None:
+        self._server.protocol.notify(CHAT_METHOD, {"sessionId": self.session_id, "kind": kind, **fields})
+
+    def _report(self, message: str) -> None:
+        if self._token is not None:
+            self._server.work_done_progress.report(self._token, types.WorkDoneProgressReport(message=message))
+
+    def turn_started(self, prompt: str) -> None:
+        """A turn began."""
+        self._send("turnStart", prompt=prompt)
+
+    def text(self, delta: str) -> None:
+        """A piece of assistant text."""
+        self.streamed_text += delta
+        self._send("text", text=delta)
+
+    def retry(self, reason: str) -> None:
+        """The model stream failed; the partial message will be sent again."""
+        self.streamed_text = ""
+        self._send("retry", reason=reason)
+        self._report("retrying the model request")
+
+    def tool_started(self, tool_use_id: str, name: str, summary: str) -> None:
+        """A tool call begins."""
+        self._send("toolStart", toolUseId=tool_use_id, name=name, summary=summary)
+        self._report(summary)
+
+    def tool_progress(self, tool_use_id: str, message: str) -> None:
+        """A running tool call reports progress."""
+        self._send("toolProgress", toolUseId=tool_use_id, message=message)
+
+    def tool_finished(self, tool_use_id: str, *, is_error: bool, text: str) -> None:
+        """A tool call ended."""
+        self._send("toolResult", toolUseId=tool_use_id, isError=is_error, preview=text[:_PREVIEW_CHARS])
+
+    def permission(self, tool_use_id: str, decision: str) -> None:
+        """The user answered a permission prompt."""
+        self._send("permission", toolUseId=tool_use_id, decision=decision)
+
+    def turn_ended(self, stop_reason: str, text: str) -> None:
+        """A turn ended."""
+        self._send("turnEnd", stopReason=stop_reason, text=text)
+
+
+async def begin_progress(server: LanguageServer, title: str) -> str | None:
+    """Start work-done progress when the client supports it; returns the token."""
+    window = server.client_capabilities.window
+    if window is None or not window.work_done_progress:
+        return None
+    token = f"handrail-{uuid.uuid4()}"  # pygls never forgets tokens, so never reuse one
+    await server.work_done_progress.create_async(token)
+    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
+    return token
+
+
+def end_progress(server: LanguageServer, token: str | None, message: str) -> None:
+    """End work-done progress started by `begin_progress`."""
+    if token is not None:
+        server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))

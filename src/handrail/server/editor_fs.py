@@ -1,0 +1,204 @@
+"""The editor as the file system: open buffers first, then disk.
+
+Reads see what the user sees, unsaved text included. Writes to an open document
+go through `workspace/applyEdit` as one versioned edit (visible and undoable), are
+confirmed by watching the document change, and are saved only when the buffer
+had no unsaved user work and the client can save on request. Files no editor
+holds are written to disk atomically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument
+
+from handrail.server.lsp_values import field_of
+from handrail.server.positions import minimal_change, position_at
+from handrail.tools.filesystem import (
+    BinaryFileError,
+    DiskFileSystem,
+    FileSnapshot,
+    WriteConflictError,
+    WriteOutcome,
+    read_disk,
+    text_hash,
+)
+
+log = logging.getLogger(__name__)
+
+APPLY_CONFIRM_TIMEOUT = 10.0
+
+
+class DocumentWatch:
+    """Lets writers wait until an open document reaches a given state (fed by didChange/didClose)."""
+
+    def __init__(self) -> None:
+        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+
+    def changed(self) -> None:
+        """Wake the waiters whose condition now holds."""
+        still: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        for condition, future in self._waiters:
+            if future.done():
+                continue
+            if condition():
+                future.set_result(None)
+            else:
+                still.append((condition, future))
+        self._waiters = still
+
+    async def wait_until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Wait until `condition()` holds; False when `timeout` passed first."""
+        if condition():
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((condition, future))
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+class EditorFileSystem:
+    """A `WorkspaceFileSystem` backed by the LSP client's open documents and the disk."""
+
+    def __init__(self, server: LanguageServer, watch: DocumentWatch, can_save: Callable[[], bool]) -> None:
+        self._server = server
+        self._watch = watch
+        self._can_save = can_save
+        self._disk = DiskFileSystem()
+
+    def open_document(self, path: Path) -> TextDocument | None:
+        """The open document for `path`, if the editor has one."""
+        for uri, document in self._server.workspace.text_documents.items():
+            fs_path = to_fs_path(uri)
+            if fs_path is not None and _same_path(Path(fs_path), path):
+                found: TextDocument = document
+                return found
+        return None
+
+    async def read(self, path: Path) -> FileSnapshot:
+        """The buffer's text when the document is open (with its unsaved state), else the disk's."""
+        document = self.open_document(path)
+        if document is None:
+            return await self._disk.read(path)
+        text = document.source
+        disk = await asyncio.to_thread(_try_read_disk, path)
+        return FileSnapshot(
+            path=path,
+            text=text,
+            source="buffer",
+            version=document.version,
+            mtime_ns=disk.mtime_ns if disk else None,
+            dirty=disk is None or disk.text != text,
+            encoding=disk.encoding if disk else "utf-8",
+        )
+
+    async def read_bytes(self, path: Path) -> bytes:
+        """The bytes on disk."""
+        return await self._disk.read_bytes(path)
+
+    async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
+        """Write through the editor when the document is open, else to disk."""
+        document = self.open_document(path)
+        if document is None:
+            return await self._disk.write(path, text, base=base, label=label)
+        return await self._write_buffer(path, document, text, base, label)
+
+    async def _write_buffer(
+        self, path: Path, document: TextDocument, text: str, base: FileSnapshot | None, label: str
+    ) -> WriteOutcome:
+        current = document.source
+        if base is not None and text_hash(current) != base.content_hash:
+            raise WriteConflictError(f"{path} changed in the editor while the edit was prepared; read it again.")
+        disk = await asyncio.to_thread(_try_read_disk, path)
+        was_clean = disk is not None and disk.text == current
+        version = document.version
+        encoding = str(self._server.workspace.position_encoding or "utf-16")
+        start, end, replacement = minimal_change(current, text)
+        edit = types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=document.uri, version=version),
+            edits=[
+                types.TextEdit(
+                    range=types.Range(
+                        start=position_at(current, start, encoding), end=position_at(current, end, encoding)
+                    ),
+                    new_text=replacement,
+                )
+            ],
+        )
+        result = await self._server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=types.WorkspaceEdit(document_changes=[edit]), label=label)
+        )
+        if not result.applied:
+            reason = result.failure_reason or "no reason given"
+            raise WriteConflictError(f"The editor refused the edit to {path}: {reason}. Read the file and try again.")
+        # Clients may answer applied=true yet skip an edit whose version is stale: confirm it landed.
+        landed = await self._watch.wait_until(
+            lambda: (doc := self.open_document(path)) is not None and doc.source == text, APPLY_CONFIRM_TIMEOUT
+        )
+        if not landed:
+            raise WriteConflictError(
+                f"The editor did not apply the edit to {path} (the buffer changed meanwhile). "
+                "Read the file again and redo the edit."
+            )
+        if not was_clean:
+            return WriteOutcome(
+                path,
+                on_disk=False,
+                in_buffer=True,
+                note=(
+                    f"The user has unsaved changes in {path.name}; the edit was added to the open buffer and "
+                    "was not saved. The file on disk still has the old content until the user saves."
+                ),
+            )
+        if self._can_save() and await self._save(document.uri, path, text):
+            return WriteOutcome(path, on_disk=True, in_buffer=True)
+        return WriteOutcome(
+            path,
+            on_disk=False,
+            in_buffer=True,
+            note=(
+                f"The edit is in the editor's open buffer for {path.name} and is not saved yet; commands that "
+                "read the file from disk (Bash, tests) see the old content until the user saves."
+            ),
+        )
+
+    async def _save(self, uri: str, path: Path, text: str) -> bool:
+        try:
+            answer: Any = await self._server.protocol.send_request_async("handrail/saveDocument", {"uri": uri})
+        except Exception as exc:
+            log.warning("handrail/saveDocument failed for %s: %s", uri, exc)
+            return False
+        saved = field_of(answer, "saved") is True
+        if not saved:
+            return False
+        disk = await asyncio.to_thread(_try_read_disk, path)
+        return disk is not None and disk.text == text
+
+
+def _try_read_disk(path: Path) -> FileSnapshot | None:
+    try:
+        return read_disk(path)
+    except (OSError, BinaryFileError):
+        return None
+
+
+def path_to_uri(path: Path) -> str:
+    """The file URI for `path`."""
+    uri = from_fs_path(str(path))
+    return uri if uri is not None else path.as_uri()

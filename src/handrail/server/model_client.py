@@ -1,0 +1,169 @@
+"""The model, reached through the anthropic SDK: one streamed response per call, with retries.
+
+The SDK is imported on first use: importing it costs about a second, which an
+editor would otherwise wait for at every start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import anthropic
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+
+_RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How to reach the model; values come from client settings, then the environment."""
+
+    model: str = DEFAULT_MODEL
+    max_tokens: int = 8192
+    api_key: str | None = None
+    base_url: str | None = None
+    sdk_max_retries: int = 2
+    stream_retries: int = 3
+    retry_base_delay: float = 0.5
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """One finished assistant message: content blocks as API dicts, and why it stopped."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class ModelError(Exception):
+    """The model could not be reached or answered with an error that retries did not cure."""
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
+        return True
+    if isinstance(exc, anthropic.APIStatusError):
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error") if isinstance(body.get("error"), dict) else {}
+        error_type = error.get("type") if isinstance(error, dict) else None
+        return error_type in _RETRYABLE_ERROR_TYPES or exc.status_code in {408, 409, 429, 529} or (
+            exc.status_code >= 500
+        )
+    return False
+
+
+def describe_error(exc: BaseException) -> str:
+    """A sentence a user can read for a model failure."""
+    import anthropic
+
+    if isinstance(exc, anthropic.AuthenticationError):
+        return "The model API rejected the API key (set ANTHROPIC_API_KEY or handrail.apiKey)."
+    if isinstance(exc, anthropic.APIStatusError):
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error") if isinstance(body.get("error"), dict) else {}
+        message = error.get("message") if isinstance(error, dict) else None
+        return f"The model API answered {exc.status_code}: {message or exc.message}"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return f"Could not reach the model API: {exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _as_param(block: dict[str, Any]) -> dict[str, Any]:
+    """A response block in the shape the API accepts back in the history."""
+    if block.get("type") == "text":
+        return {"type": "text", "text": block.get("text", "")}
+    if block.get("type") == "tool_use":
+        return {"type": "tool_use", "id": block["id"], "name": block["name"], "input": block.get("input", {})}
+    return block
+
+
+class ModelClient:
+    """Streams assistant messages; retries rate limits, overloads, dropped connections and stream errors."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self._client: anthropic.AsyncAnthropic | None = None
+
+    def _sdk(self) -> anthropic.AsyncAnthropic:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self.settings.api_key,
+                base_url=self.settings.base_url,
+                max_retries=self.settings.sdk_max_retries,
+            )
+        return self._client
+
+    async def stream(
+        self,
+        *,
+        system: str,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        on_text: Callable[[str], None],
+        on_retry: Callable[[str], None],
+    ) -> ModelResponse:
+        """Stream one assistant message, calling `on_text` with each text delta.
+
+        A failure mid-stream restarts the whole message (nothing has run yet, so
+        nothing runs twice); `on_retry` tells the listener to drop the partial text.
+        """
+        attempt = 0
+        while True:
+            try:
+                return await self._stream_once(system, messages, tools, on_text)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not _is_retryable(exc) or attempt >= self.settings.stream_retries:
+                    raise ModelError(describe_error(exc)) from exc
+                attempt += 1
+                delay = self.settings.retry_base_delay * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)
+                log.warning("model stream failed (%s); retry %d in %.2fs", describe_error(exc), attempt, delay)
+                on_retry(describe_error(exc))
+                await asyncio.sleep(delay)
+
+    async def _stream_once(
+        self,
+        system: str,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        on_text: Callable[[str], None],
+    ) -> ModelResponse:
+        client = self._sdk()
+        kwargs: dict[str, Any] = {}
+        if tools:
+            kwargs["tools"] = list(tools)
+        async with client.messages.stream(
+            model=self.settings.model,
+            max_tokens=self.settings.max_tokens,
+            system=system,
+            messages=list(messages),  # type: ignore[arg-type]
+            **kwargs,
+        ) as stream:
+            async for event in stream:
+                if event.type == "text":
+                    on_text(event.text)
+            final = await stream.get_final_message()
+        content = [_as_param(block.model_dump(mode="json", exclude_none=True)) for block in final.content]
+        usage = {"input_tokens": final.usage.input_tokens, "output_tokens": final.usage.output_tokens}
+        return ModelResponse(content=content, stop_reason=final.stop_reason, usage=usage)
+
+    async def close(self) -> None:
+        """Close the HTTP client."""
+        if self._client is not None:
+            await self._client.close()

@@ -1,0 +1,100 @@
+"""Permission prompts in the editor: `handrail/permission` where declared, else `window/showMessageRequest`."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from handrail.server.chat import ChatChannel
+from handrail.server.client_features import ClientFeatures
+from handrail.server.lsp_values import field_of
+from handrail.tools.context import PermissionAnswer, PermissionRequest
+
+ALLOW_ONCE = "Allow once"
+DENY = "Deny"
+_DIFF_LINES_IN_MESSAGE = 40
+
+
+def always_allow_title(rule: str) -> str:
+    """The action title offering to allow `rule` for the rest of the session."""
+    return f"Always allow {rule}"
+
+
+def message_text(request: PermissionRequest) -> str:
+    """The text of a plain-LSP permission prompt."""
+    lines = [f"handrail wants to run {request.tool_name}: {request.summary}", f"({request.reason})"]
+    if request.diff:
+        diff_lines = request.diff.splitlines()
+        lines.append("")
+        lines.extend(diff_lines[:_DIFF_LINES_IN_MESSAGE])
+        if len(diff_lines) > _DIFF_LINES_IN_MESSAGE:
+            lines.append(f"… {len(diff_lines) - _DIFF_LINES_IN_MESSAGE} more diff lines")
+    return "\n".join(lines)
+
+
+class LspPrompter:
+    """Asks the user through the LSP client; implements the tool UserPrompter port."""
+
+    def __init__(self, server: LanguageServer, features: ClientFeatures, chat: ChatChannel) -> None:
+        self._server = server
+        self._features = features
+        self._chat = chat
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        """Ask, and report the answer to the chat view."""
+        if self._features.permission_request:
+            answer = await self._ask_rich(request)
+        else:
+            answer = await self._ask_plain(request)
+        self._chat.permission(request.tool_use_id, answer.decision)
+        return answer
+
+    async def _request(self, method: str, params: Any) -> Any:
+        """Send a request; if we are cancelled meanwhile, tell the client to close its prompt."""
+        msg_id = f"handrail-ask-{uuid.uuid4()}"
+        future = self._server.protocol.send_request(method, params, msg_id=msg_id)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            self._server.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
+            raise
+
+    async def _ask_plain(self, request: PermissionRequest) -> PermissionAnswer:
+        rule = request.suggestions[0] if request.suggestions else request.tool_name
+        actions = [ALLOW_ONCE, always_allow_title(rule), DENY]
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=message_text(request),
+            actions=[types.MessageActionItem(title=title) for title in actions],
+        )
+        choice = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        title = field_of(choice, "title")
+        if title == ALLOW_ONCE:
+            return PermissionAnswer("allow")
+        if title == always_allow_title(rule):
+            return PermissionAnswer("allow_always", rule=rule)
+        return PermissionAnswer("deny")
+
+    async def _ask_rich(self, request: PermissionRequest) -> PermissionAnswer:
+        params = {
+            "sessionId": self._chat.session_id,
+            "toolUseId": request.tool_use_id,
+            "tool": request.tool_name,
+            "input": dict(request.input),
+            "summary": request.summary,
+            "reason": request.reason,
+            "diff": request.diff,
+            "suggestions": list(request.suggestions),
+        }
+        answer = await self._request("handrail/permission", params)
+        decision = field_of(answer, "decision")
+        if decision == "allow":
+            return PermissionAnswer("allow")
+        if decision == "allowAlways":
+            rule = field_of(answer, "rule") or (request.suggestions[0] if request.suggestions else None)
+            return PermissionAnswer("allow_always", rule=rule)
+        return PermissionAnswer("deny", feedback=field_of(answer, "feedback"))

@@ -1,0 +1,53 @@
+"""A conversation with the agent: its history, what it read, and the rules it was given."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from handrail.permissions.context import PermissionContext
+from handrail.permissions.rules import PermissionRule
+from handrail.tools.file_state import FileStateCache
+
+
+@dataclass
+class Session:
+    """One conversation; its turns run one at a time."""
+
+    id: str
+    permission_context: PermissionContext
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    file_state: FileStateCache = field(default_factory=FileStateCache)
+    turn: asyncio.Task[Any] | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is running now."""
+        return self.turn is not None and not self.turn.done()
+
+    def allow_always(self, rule: PermissionRule) -> None:
+        """Remember an "always allow" answer for the rest of the session."""
+        self.permission_context = self.permission_context.with_rule("allow", rule)
+
+
+class SessionStore:
+    """The server's sessions by id."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, Session] = {}
+
+    def get(self, session_id: str) -> Session | None:
+        """The session with this id, if any."""
+        return self._sessions.get(session_id)
+
+    def create(self, permission_context: PermissionContext, session_id: str | None = None) -> Session:
+        """A new session (with the given id, or a fresh one)."""
+        session = Session(id=session_id or uuid.uuid4().hex[:12], permission_context=permission_context)
+        self._sessions[session.id] = session
+        return session
+
+    def all(self) -> tuple[Session, ...]:
+        """Every session."""
+        return tuple(self._sessions.values())

@@ -1,0 +1,1 @@
+"""The tool protocol and everything that runs tools. Never imports `handrail.server`."""

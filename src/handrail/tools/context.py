@@ -1,0 +1,106 @@
+"""ToolUseContext and the ports through which tools reach the editor and the user."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from handrail.permissions.context import PermissionContext
+from handrail.tools.file_state import FileStateCache
+from handrail.tools.filesystem import WorkspaceFileSystem
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """What the user is shown when a tool call needs approval."""
+
+    tool_name: str
+    tool_use_id: str
+    input: Mapping[str, Any]
+    summary: str
+    reason: str
+    diff: str | None = None
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PermissionAnswer:
+    """The user's answer: allow once, allow always (adding `rule`), or deny (with optional feedback)."""
+
+    decision: Literal["allow", "allow_always", "deny", "cancelled"]
+    rule: str | None = None
+    feedback: str | None = None
+
+
+class UserPrompter(Protocol):
+    """The port for asking the user things."""
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        """Ask whether a tool call may run."""
+        ...
+
+
+class ProgressReporter(Protocol):
+    """The port for live tool activity: start, progress, end of each call."""
+
+    def tool_started(self, tool_use_id: str, name: str, summary: str) -> None:
+        """A tool call was accepted and is about to run (or be asked about)."""
+        ...
+
+    def tool_progress(self, tool_use_id: str, message: str) -> None:
+        """Report a line of progress for a running tool call."""
+        ...
+
+    def tool_finished(self, tool_use_id: str, *, is_error: bool, text: str) -> None:
+        """A tool call ended; `text` is (a preview of) what the model gets."""
+        ...
+
+
+class NullProgress:
+    """A ProgressReporter that drops everything."""
+
+    def tool_started(self, tool_use_id: str, name: str, summary: str) -> None:
+        """Drop the report."""
+
+    def tool_progress(self, tool_use_id: str, message: str) -> None:
+        """Drop the report."""
+
+    def tool_finished(self, tool_use_id: str, *, is_error: bool, text: str) -> None:
+        """Drop the report."""
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """Settings tools read: where the workspace is and how much they may return."""
+
+    cwd: Path
+    workspace_roots: tuple[Path, ...]
+    tool_names: tuple[str, ...] = ()
+    bash_timeout_ms: int = 120_000
+    bash_max_timeout_ms: int = 600_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolUseContext:
+    """Everything a tool call may use; tools never reach the server any other way."""
+
+    options: ToolOptions
+    fs: WorkspaceFileSystem
+    file_state: FileStateCache
+    prompter: UserPrompter
+    progress: ProgressReporter = field(default_factory=NullProgress)
+    permission_context: PermissionContext = field(default_factory=PermissionContext)
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    messages: Sequence[Mapping[str, Any]] = ()
+    tool_use_id: str = ""
+
+    def for_call(self, tool_use_id: str) -> ToolUseContext:
+        """This context, bound to one tool call."""
+        return replace(self, tool_use_id=tool_use_id)
+
+    def report(self, message: str) -> None:
+        """Report progress for the bound tool call."""
+        self.progress.tool_progress(self.tool_use_id, message)

@@ -1,0 +1,168 @@
+"""Running one tool call: parse → validate → permission → call, always ending in one tool_result.
+
+Whatever happens — unknown tool, invalid input, a denial, a crash inside the
+tool — the model gets exactly one `tool_result` block for its `tool_use`.
+Cancellation is the exception: it propagates, and the caller answers the
+unanswered calls (see `cancelled_result`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from handrail.permissions.decision import PermissionDecision
+from handrail.permissions.pipeline import CallFacts, decide
+from handrail.permissions.rules import PermissionRule, parse_rule
+from handrail.tools.context import PermissionRequest, ToolUseContext
+from handrail.tools.errors import ToolError
+from handrail.tools.protocol import Tool
+from handrail.tools.registry import find_tool
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A `tool_use` block from the model."""
+
+    id: str
+    name: str
+    input: Any
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """The `tool_result` block for one call, plus what the call changed for the session."""
+
+    block: dict[str, Any]
+    new_rule: PermissionRule | None = None
+    new_messages: tuple[dict[str, Any], ...] = ()
+    context: ToolUseContext | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the model is told the call failed."""
+        return bool(self.block.get("is_error"))
+
+
+def error_block(tool_use_id: str, message: str) -> dict[str, Any]:
+    """An `is_error` tool_result carrying `message`."""
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": message, "is_error": True}
+
+
+def cancelled_result(tool_use_id: str) -> dict[str, Any]:
+    """The answer for a call that was interrupted or never started because the user stopped the turn."""
+    return error_block(tool_use_id, "The user cancelled this tool call before it finished. Nothing more ran.")
+
+
+def format_validation_error(tool_name: str, exc: ValidationError) -> str:
+    """Pydantic's errors, phrased for the model."""
+    lines = [f"InputValidationError: {tool_name} failed due to the following issue(s):"]
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        lines.append(f"- {where}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def truncate_result(block: dict[str, Any], limit: int) -> dict[str, Any]:
+    """Cut string content longer than `limit`, telling the model how much was left out."""
+    content = block.get("content")
+    if isinstance(content, str) and len(content) > limit:
+        kept = content[:limit]
+        note = f"\n\n[Output truncated: {len(content) - limit} of {len(content)} characters left out.]"
+        return {**block, "content": kept + note}
+    return block
+
+
+def _result_text(block: Mapping[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return ""
+
+
+async def _ask(tool: Tool[Any], value: BaseModel, use: ToolUse, decision: PermissionDecision,
+               ctx: ToolUseContext) -> tuple[bool, PermissionRule | None, str]:
+    """Ask the user; returns (allowed, rule to remember, message for a denial)."""
+    request = PermissionRequest(
+        tool_name=tool.name,
+        tool_use_id=use.id,
+        input=value.model_dump(by_alias=True, exclude_none=True),
+        summary=tool.summary(value) or tool.name,
+        reason=decision.reason.message,
+        diff=decision.diff,
+        suggestions=decision.suggestions or (_default_rule(tool, value),),
+    )
+    answer = await ctx.prompter.ask_permission(request)
+    if answer.decision == "allow":
+        return True, None, ""
+    if answer.decision == "allow_always":
+        parsed = parse_rule(answer.rule or request.suggestions[0], source="session")
+        return True, parsed if isinstance(parsed, PermissionRule) else None, ""
+    if answer.decision == "cancelled":
+        return False, None, "The permission prompt was cancelled, so the call did not run."
+    message = "The user declined this tool call, so nothing was changed."
+    if answer.feedback:
+        message += f" The user said: {answer.feedback}"
+    return False, None, message
+
+
+def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
+    content = tool.rule_content(value)
+    if tool.name == "Bash" and content:
+        return f"Bash({content})"
+    return tool.name
+
+
+async def run_tool_use(use: ToolUse, tools: Sequence[Tool[Any]], ctx: ToolUseContext) -> CallOutcome:
+    """Run one call to the end and return its single tool_result."""
+    tool = find_tool(tools, use.name)
+    if tool is None:
+        names = ", ".join(t.name for t in tools)
+        ctx = ctx.for_call(use.id)
+        ctx.progress.tool_started(use.id, use.name, use.name)
+        message = f"No such tool available: {use.name}. Available tools: {names}"
+        return _finish(ctx, CallOutcome(error_block(use.id, message)))
+    ctx = ctx.for_call(use.id)
+    try:
+        value = tool.input_model.model_validate(use.input if use.input is not None else {})
+    except ValidationError as exc:
+        ctx.progress.tool_started(use.id, tool.name, tool.name)
+        return _finish(ctx, CallOutcome(error_block(use.id, format_validation_error(tool.name, exc))))
+    ctx.progress.tool_started(use.id, tool.name, tool.summary(value) or tool.name)
+    new_rule: PermissionRule | None = None
+    try:
+        validation = await tool.validate_input(value, ctx)
+        if not validation.ok:
+            return _finish(ctx, CallOutcome(error_block(use.id, validation.message)))
+        check = await tool.check_permissions(value, ctx)
+        facts = CallFacts(tool.name, tool.is_read_only(value), tool.rule_content(value), tool.paths(value))
+        decision = decide(facts, check, ctx.permission_context)
+        if decision.behavior == "deny":
+            return _finish(ctx, CallOutcome(error_block(use.id, f"Permission denied: {decision.reason.message}")))
+        if decision.behavior == "ask":
+            allowed, new_rule, message = await _ask(tool, value, use, decision, ctx)
+            if not allowed:
+                return _finish(ctx, CallOutcome(error_block(use.id, message)))
+        result = await tool.call(value, ctx)
+        block = truncate_result(tool.map_result_to_block(result.data, use.id), tool.max_result_size_chars)
+        next_ctx = result.context_modifier(ctx) if result.context_modifier else None
+        return _finish(ctx, CallOutcome(block, new_rule, result.new_messages, next_ctx))
+    except ToolError as exc:
+        return _finish(ctx, CallOutcome(error_block(use.id, str(exc)), new_rule))
+    except Exception as exc:  # a crash inside a tool must not lose the call
+        log.exception("tool %s crashed", tool.name)
+        message = f"{tool.name} failed: {type(exc).__name__}: {exc}"
+        return _finish(ctx, CallOutcome(error_block(use.id, message), new_rule))
+
+
+def _finish(ctx: ToolUseContext, outcome: CallOutcome) -> CallOutcome:
+    ctx.progress.tool_finished(ctx.tool_use_id, is_error=outcome.is_error, text=_result_text(outcome.block))
+    return outcome

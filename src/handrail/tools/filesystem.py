@@ -1,0 +1,162 @@
+"""The workspace file-system port: what tools see of files, and how their writes land.
+
+The server implements it on top of the editor (open buffers first, then disk);
+`DiskFileSystem` is the plain implementation used for files no editor holds and in tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from handrail.tools.errors import ToolError
+
+Source = Literal["buffer", "disk"]
+
+
+class BinaryFileError(Exception):
+    """The file is not text (it has NUL bytes or does not decode)."""
+
+
+@dataclass(frozen=True)
+class FileSnapshot:
+    """The text of a file at one moment, and where it came from.
+
+    `version` is the editor's document version for open buffers; `mtime_ns` the
+    disk modification time; `dirty` says the buffer holds unsaved changes.
+    """
+
+    path: Path
+    text: str
+    source: Source
+    version: int | None = None
+    mtime_ns: int | None = None
+    dirty: bool = False
+    encoding: str = "utf-8"
+
+    @property
+    def content_hash(self) -> str:
+        """A hash of the text, to tell whether two snapshots hold the same content."""
+        return text_hash(self.text)
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """Where a write landed, said so the model can be told plainly."""
+
+    path: Path
+    on_disk: bool
+    in_buffer: bool
+    note: str = ""
+
+
+class WriteConflictError(ToolError):
+    """The file changed between the snapshot a write was based on and the write itself."""
+
+
+class WorkspaceFileSystem(Protocol):
+    """The port through which tools read and change files."""
+
+    async def read(self, path: Path) -> FileSnapshot:
+        """The current text of `path`. Raises FileNotFoundError, IsADirectoryError, BinaryFileError."""
+        ...
+
+    async def read_bytes(self, path: Path) -> bytes:
+        """The raw bytes on disk (for binary files)."""
+        ...
+
+    async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
+        """Replace the content of `path` with `text`; `base` is the snapshot the change was made from."""
+        ...
+
+
+def text_hash(text: str) -> str:
+    """A short stable hash of text."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """Decode file bytes into (text, encoding); raises BinaryFileError for binary content."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding), encoding
+            except UnicodeDecodeError as exc:
+                raise BinaryFileError(str(exc)) from exc
+    if b"\x00" in data[:8192]:
+        raise BinaryFileError("the file contains NUL bytes")
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    # Latin-1 decodes anything; accept it only for text that looks like text.
+    sample = data[:8192]
+    controls = sum(1 for b in sample if b < 0x09 or 0x0E <= b < 0x20)
+    if controls > len(sample) // 100:
+        raise BinaryFileError("the file is not valid text in UTF-8 or Latin-1")
+    return data.decode("latin-1"), "latin-1"
+
+
+def encode_text(text: str, encoding: str) -> bytes:
+    """Encode text back the way the file was stored (BOM kept for utf-8-sig and utf-16)."""
+    return text.encode(encoding)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically (temp file + rename), keeping the file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".handrail-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_disk(path: Path) -> FileSnapshot:
+    """Snapshot `path` from disk (blocking; call it in a thread from async code)."""
+    if path.is_dir():
+        raise IsADirectoryError(str(path))
+    data = path.read_bytes()
+    text, encoding = decode_text(data)
+    return FileSnapshot(path=path, text=text, source="disk", mtime_ns=path.stat().st_mtime_ns, encoding=encoding)
+
+
+class DiskFileSystem:
+    """A `WorkspaceFileSystem` on the local disk only."""
+
+    async def read(self, path: Path) -> FileSnapshot:
+        """Read `path` from disk in a worker thread."""
+        return await asyncio.to_thread(read_disk, path)
+
+    async def read_bytes(self, path: Path) -> bytes:
+        """The raw bytes of `path`."""
+        return await asyncio.to_thread(path.read_bytes)
+
+    async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
+        """Write atomically, refusing when the disk moved on since `base`."""
+        def work() -> WriteOutcome:
+            if base is not None and path.exists():
+                current = read_disk(path)
+                if current.content_hash != base.content_hash:
+                    raise WriteConflictError(f"{path} changed on disk since it was read")
+            atomic_write(path, encode_text(text, base.encoding if base else "utf-8"))
+            return WriteOutcome(path=path, on_disk=True, in_buffer=False)
+
+        return await asyncio.to_thread(work)

@@ -1,0 +1,151 @@
+"""The tool protocol: one frozen `Tool` per tool, built with fail-closed defaults.
+
+A tool is data plus functions. `build_tool` fills every hook a definition leaves
+out with the cautious choice: not read-only, not concurrency-safe, permission
+decided by the general pipeline (which asks by default).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from handrail.permissions.decision import PermissionCheck
+from handrail.tools.context import ToolUseContext
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+InterruptBehavior = Literal["cancel", "block"]
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """The result of `validate_input`: ok, or a message the model will read."""
+
+    ok: bool
+    message: str = ""
+
+
+VALID = ValidationResult(ok=True)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call produced.
+
+    `data` is mapped to the model's `tool_result` block by `map_result_to_block`;
+    `new_messages` are extra messages for the conversation; `context_modifier`
+    changes the context for later calls (only honoured for non-concurrent tools).
+    """
+
+    data: Any
+    new_messages: tuple[dict[str, Any], ...] = ()
+    context_modifier: Callable[[ToolUseContext], ToolUseContext] | None = None
+
+
+def _never(_: Any) -> bool:
+    return False
+
+
+def _no_paths(_: Any) -> tuple[Path, ...]:
+    return ()
+
+
+def _no_content(_: Any) -> str | None:
+    return None
+
+
+async def _valid(_: Any, __: ToolUseContext) -> ValidationResult:
+    return VALID
+
+
+async def _passthrough(_: Any, __: ToolUseContext) -> PermissionCheck:
+    return PermissionCheck("passthrough")
+
+
+def _always_enabled() -> bool:
+    return True
+
+
+def default_result_block(data: Any, tool_use_id: str) -> dict[str, Any]:
+    """Strings go as they are; anything else as JSON."""
+    content = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tool(Generic[InputT]):
+    """One tool: its schema, its behaviour, and how it describes itself.
+
+    Build instances with `build_tool`; the defaults here are the fail-closed ones.
+    """
+
+    name: str
+    input_model: type[InputT]
+    description: str
+    call: Callable[[InputT, ToolUseContext], Awaitable[ToolResult]]
+    prompt: str = ""
+    aliases: tuple[str, ...] = ()
+    search_hint: str = ""
+    is_enabled: Callable[[], bool] = _always_enabled
+    is_read_only: Callable[[InputT], bool] = _never
+    is_concurrency_safe: Callable[[InputT], bool] = _never
+    is_destructive: Callable[[InputT], bool] = _never
+    interrupt_behavior: InterruptBehavior = "block"
+    validate_input: Callable[[InputT, ToolUseContext], Awaitable[ValidationResult]] = _valid
+    check_permissions: Callable[[InputT, ToolUseContext], Awaitable[PermissionCheck]] = _passthrough
+    paths: Callable[[InputT], tuple[Path, ...]] = _no_paths
+    rule_content: Callable[[InputT], str | None] = _no_content
+    summary: Callable[[InputT], str] = field(default=lambda _: "")
+    user_facing_name: Callable[[InputT | None], str] = field(default=lambda _: "")
+    map_result_to_block: Callable[[Any, str], dict[str, Any]] = default_result_block
+    max_result_size_chars: int = 100_000
+    should_defer: bool = False
+    always_load: bool = False
+
+    def display_name(self, value: InputT | None = None) -> str:
+        """The name shown to users (falls back to the tool's name)."""
+        return self.user_facing_name(value) or self.name
+
+    def matches_name(self, name: str) -> bool:
+        """Whether `name` is this tool's name or one of its aliases."""
+        return name == self.name or name in self.aliases
+
+    def definition(self) -> dict[str, Any]:
+        """The tool definition sent to the model (name, description, JSON schema)."""
+        return {
+            "name": self.name,
+            "description": self.prompt or self.description,
+            "input_schema": input_schema(self.input_model),
+        }
+
+
+def build_tool(**definition: Any) -> Tool[Any]:
+    """Make a `Tool`, filling what the definition leaves out with fail-closed defaults."""
+    return Tool(**definition)
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema the model sees for `model`, without pydantic's titles."""
+    schema = model.model_json_schema(by_alias=True)
+    _drop_titles(schema)
+    return schema
+
+
+def _drop_titles(node: Any) -> None:
+    if isinstance(node, dict):
+        node.pop("title", None)
+        for key, value in node.items():
+            if key != "properties":
+                _drop_titles(value)
+            else:
+                for prop in value.values():
+                    _drop_titles(prop)
+    elif isinstance(node, list):
+        for item in node:
+            _drop_titles(item)

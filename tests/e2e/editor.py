@@ -1,0 +1,213 @@
+"""A scripted editor for end-to-end tests: a pytest-lsp client that keeps buffers like a real editor.
+
+It applies `workspace/applyEdit` to its own buffers and reports them back with
+`didChange`, saves on `handrail/saveDocument`, answers permission prompts from a
+queue, and records the chat stream. `skip_stale_edits` mimics Neovim, which
+answers `applied: true` yet silently skips an edit whose version is stale.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import PositionCodec
+from pytest_lsp import LanguageClient
+from pytest_lsp.client import make_test_lsp_client
+
+
+def handrail_command() -> list[str]:
+    """`handrail lsp`, from the same environment as the tests."""
+    script = Path(sys.executable).parent / "handrail"
+    if script.exists():
+        return [str(script), "lsp"]
+    found = shutil.which("handrail")
+    assert found, "the handrail console script is not installed (pip install -e .)"
+    return [found, "lsp"]
+
+
+@dataclass
+class Editor:
+    """The client side of a test: buffers, prompts answered from a queue, the chat log."""
+
+    client: LanguageClient
+    root: Path
+    buffers: dict[str, TextDocument] = field(default_factory=dict)
+    answers: deque[str] = field(default_factory=deque)
+    prompts: list[Any] = field(default_factory=list)
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
+    saves: list[str] = field(default_factory=list)
+    skip_stale_edits: bool = False
+    encoding: str = "utf-16"
+    prompt_started: asyncio.Event = field(default_factory=asyncio.Event)
+    release_prompt: asyncio.Event | None = None
+
+    def uri(self, path: Path) -> str:
+        """The URI the editor uses for `path`."""
+        return path.as_uri()
+
+    def open(self, path: Path, text: str | None = None) -> None:
+        """Open `path` in a buffer (with `text`, or the disk's content)."""
+        content = path.read_text() if text is None else text
+        uri = self.uri(path)
+        self.buffers[uri] = TextDocument(uri, content, version=1, position_codec=PositionCodec(self.encoding))
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "plaintext", 1, content))
+        )
+
+    def type(self, path: Path, text: str) -> None:
+        """The user replaces the buffer's text (without saving)."""
+        self._set_text(self.uri(path), text)
+
+    def _set_text(self, uri: str, text: str) -> None:
+        doc = self.buffers[uri]
+        version = (doc.version or 0) + 1
+        self.buffers[uri] = TextDocument(uri, text, version=version, position_codec=PositionCodec(self.encoding))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                [types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def buffer(self, path: Path) -> str:
+        """The buffer's text."""
+        return self.buffers[self.uri(path)].source
+
+    def apply(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        """Apply a workspace edit the way editors do."""
+        self.edits.append(params)
+        for change in params.edit.document_changes or []:
+            assert isinstance(change, types.TextDocumentEdit), f"unexpected change {change!r}"
+            uri = change.text_document.uri
+            doc = self.buffers.get(uri)
+            if doc is None:
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason=f"{uri} is not open")
+            if change.text_document.version is not None and change.text_document.version != doc.version:
+                if self.skip_stale_edits:
+                    continue  # Neovim: "Buffer … newer than edits", and still reports applied
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason="version mismatch")
+            scratch = TextDocument(uri, doc.source, version=doc.version, position_codec=PositionCodec(self.encoding))
+            for edit in sorted(change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+                assert isinstance(edit, types.TextEdit)
+                scratch.apply_change(types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text))
+            self._set_text(uri, scratch.source)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    def save(self, uri: str) -> dict[str, bool]:
+        """Save a buffer to disk."""
+        self.saves.append(uri)
+        doc = self.buffers[uri]
+        assert doc.path
+        Path(doc.path).write_text(doc.source, newline="")
+        return {"saved": True}
+
+    async def answer_prompt(self) -> str | None:
+        """The next queued answer (waiting for a test's release first when one is set)."""
+        self.prompt_started.set()
+        if self.release_prompt is not None:
+            await self.release_prompt.wait()
+        return self.answers.popleft() if self.answers else None
+
+    async def ask(self, prompt: str, session_id: str | None = None) -> dict[str, Any]:
+        """Run `handrail.ask` and return its result."""
+        argument: dict[str, Any] = {"prompt": prompt}
+        if session_id:
+            argument["sessionId"] = session_id
+        result = await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="handrail.ask", arguments=[argument])
+        )
+        assert isinstance(result, dict)
+        return result
+
+    def chat_kinds(self) -> list[str]:
+        """The kinds of chat notifications seen, in order."""
+        return [event["kind"] for event in self.chat]
+
+
+def capabilities(*, rich: bool, save: bool) -> types.ClientCapabilities:
+    """Capabilities of a VS Code-like client, with or without handrail's extensions."""
+    experimental: dict[str, Any] = {"handrail": {"permissionRequest": rich, "saveDocument": save}}
+    return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=True,
+            configuration=True,
+            workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
+        ),
+        general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),
+        experimental=experimental,
+    )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+async def start_editor(root: Path, env: dict[str, str], *, rich: bool = False, save: bool = True) -> Editor:
+    """Launch `handrail lsp` and initialize a session rooted at `root`."""
+    client = make_test_lsp_client()
+    editor = Editor(client=client, root=root)
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def _apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        return editor.apply(params)
+
+    @client.feature("handrail/saveDocument")
+    def _save(params: Any) -> dict[str, bool]:
+        return editor.save(params.uri)
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    async def _ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        editor.prompts.append(params)
+        answer = await editor.answer_prompt()
+        if answer is None:
+            return None
+        for action in params.actions or []:
+            if action.title.startswith(answer):
+                return action
+        raise AssertionError(f"no action {answer!r} in {[a.title for a in params.actions or []]}")
+
+    @client.feature("handrail/permission")
+    async def _permission(params: Any) -> dict[str, Any] | None:
+        editor.prompts.append(_plain(params))
+        answer = await editor.answer_prompt()
+        return {"decision": answer} if answer else None
+
+    @client.feature("handrail/chat")
+    def _chat(params: Any) -> None:
+        editor.chat.append(_plain(params))
+
+    await client.start_io(*handrail_command(), env=env, cwd=str(root))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(rich=rich, save=save),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        )
+    )
+    return editor
+
+
+def server_env(base_url: str) -> dict[str, str]:
+    """The environment for the server under test: the fake model, no retry delays."""
+    return {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "HANDRAIL_RETRY_BASE_DELAY": "0",
+        "HANDRAIL_LOG_LEVEL": "WARNING",
+    }
