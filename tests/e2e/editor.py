@@ -211,3 +211,19 @@ def server_env(base_url: str) -> dict[str, str]:
         "HANDRAIL_RETRY_BASE_DELAY": "0",
         "HANDRAIL_LOG_LEVEL": "WARNING",
     }
+
+
+def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user message of a model request."""
+    content = request["messages"][-1]["content"]
+    if isinstance(content, str):
+        return []
+    return [block for block in content if block.get("type") == "tool_result"]
+
+
+def result_text(block: dict[str, Any]) -> str:
+    """The text of a tool_result block."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content or [])

@@ -87,7 +87,7 @@ async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, An
         if kind == "toolStart":
             print(f"{c['cyan']}● {event['summary']}{c['reset']}")
         elif kind == "toolResult":
-            preview = event["preview"].strip().splitlines()
+            preview = event["preview"].strip("\n").splitlines()
             shown = preview[:6]
             color = c["red"] if event["isError"] else c["dim"]
             for line in shown:
@@ -102,7 +102,8 @@ async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, An
     @client.feature("handrail/permission")
     def on_permission(params: Any) -> dict[str, str]:
         request = _plain(params)
-        print(f"  {c['bold']}? permission: {request['summary']}{c['reset']} {c['dim']}({request['reason']}){c['reset']}")
+        reason = f"{c['dim']}({request['reason']}){c['reset']}"
+        print(f"  {c['bold']}? permission: {request['summary']}{c['reset']} {reason}")
         if request.get("diff"):
             _print_diff(request["diff"], c)
         return {"decision": "allow"}

@@ -56,14 +56,14 @@ class DocumentWatch:
                 still.append((condition, future))
         self._waiters = still
 
-    async def wait_until(self, condition: Callable[[], bool], timeout: float) -> bool:
-        """Wait until `condition()` holds; False when `timeout` passed first."""
+    async def wait_until(self, condition: Callable[[], bool], limit: float) -> bool:
+        """Wait until `condition()` holds; False when `limit` seconds passed first."""
         if condition():
             return True
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((condition, future))
         try:
-            await asyncio.wait_for(future, timeout)
+            await asyncio.wait_for(future, limit)
         except TimeoutError:
             return False
         return True
@@ -147,11 +147,11 @@ class EditorFileSystem:
         if not result.applied:
             reason = result.failure_reason or "no reason given"
             raise WriteConflictError(f"The editor refused the edit to {path}: {reason}. Read the file and try again.")
-        # Clients may answer applied=true yet skip an edit whose version is stale: confirm it landed.
-        landed = await self._watch.wait_until(
-            lambda: (doc := self.open_document(path)) is not None and doc.source == text, APPLY_CONFIRM_TIMEOUT
-        )
-        if not landed:
+        # Clients may answer applied=true yet skip an edit whose version is stale (Neovim does):
+        # confirm it landed. The buffer moving to other text than ours means it was overtaken.
+        landed = await self._watch.wait_until(lambda: self._settled(path, version, text), APPLY_CONFIRM_TIMEOUT)
+        doc_now = self.open_document(path)
+        if not landed or doc_now is None or doc_now.source != text:
             raise WriteConflictError(
                 f"The editor did not apply the edit to {path} (the buffer changed meanwhile). "
                 "Read the file again and redo the edit."
@@ -177,6 +177,13 @@ class EditorFileSystem:
                 "read the file from disk (Bash, tests) see the old content until the user saves."
             ),
         )
+
+    def _settled(self, path: Path, sent_version: int | None, text: str) -> bool:
+        """Whether the document shows our edit, or moved on without it."""
+        doc = self.open_document(path)
+        if doc is None:
+            return True
+        return doc.source == text or doc.version != sent_version
 
     async def _save(self, uri: str, path: Path, text: str) -> bool:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,10 +54,8 @@ class WorkspaceWatcher:
             content_hash: str | None = read_disk(path).content_hash
         except Exception:  # gone, unreadable or binary: it no longer holds what was read
             content_hash = None
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop closed while we were shutting down
             self._loop.call_soon_threadsafe(self._on_change, path, content_hash)
-        except RuntimeError:  # the loop closed while we were shutting down
-            pass
 
     def stop(self) -> None:
         """Stop watching."""

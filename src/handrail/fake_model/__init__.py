@@ -1,0 +1,38 @@
+"""A scripted fake of the Anthropic Messages API for tests and `handrail demo`."""
+
+from handrail.fake_model.script import (
+    Block,
+    Drop,
+    Fault,
+    Hold,
+    HttpError,
+    Reply,
+    Script,
+    Step,
+    StreamError,
+    Text,
+    ToolUse,
+)
+from handrail.fake_model.server import EXHAUSTED_MESSAGE, FakeModel, validate_request
+from handrail.fake_model.sse import cut_index, encode_event, message_json, reply_events
+
+__all__ = [
+    "EXHAUSTED_MESSAGE",
+    "Block",
+    "Drop",
+    "FakeModel",
+    "Fault",
+    "Hold",
+    "HttpError",
+    "Reply",
+    "Script",
+    "Step",
+    "StreamError",
+    "Text",
+    "ToolUse",
+    "cut_index",
+    "encode_event",
+    "message_json",
+    "reply_events",
+    "validate_request",
+]

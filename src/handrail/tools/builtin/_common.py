@@ -1,0 +1,141 @@
+"""Helpers the built-in tools share: input model base, paths, reading files, validation."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from handrail.tools.context import ToolUseContext
+from handrail.tools.errors import ToolError
+from handrail.tools.file_state import ReadRecord
+from handrail.tools.filesystem import BinaryFileError, FileSnapshot, WriteConflictError, WriteOutcome
+from handrail.tools.protocol import VALID, ValidationResult
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+class ToolInput(BaseModel):
+    """Base for tool inputs: unknown fields are refused; aliased fields accept their names too."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def require_absolute(path: str, *, field: str = "file_path") -> Path:
+    """`path` as a Path; raises ToolError unless it is absolute."""
+    if not path or not os.path.isabs(path):
+        raise ToolError(f"{field} must be an absolute path, not a relative one: {path!r}.")
+    return Path(os.path.normpath(path))
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """`path` relative to `cwd` when it lies inside it, else absolute."""
+    try:
+        relative = path.relative_to(cwd)
+    except ValueError:
+        return str(path)
+    return str(relative) if str(relative) != "." else str(path)
+
+
+def similar_path(path: Path) -> Path | None:
+    """The name in `path`'s directory closest to `path`'s, if one is close enough."""
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return None
+    stem_matches = [n for n in names if n != path.name and Path(n).stem == path.stem]
+    if stem_matches:
+        return path.parent / sorted(stem_matches)[0]
+    close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.6)
+    return path.parent / close[0] if close else None
+
+
+async def missing_file_message(path: Path, cwd: Path) -> str:
+    """The error text for a file that does not exist, with a suggestion when there is one."""
+    message = "File does not exist."
+    suggestion = await asyncio.to_thread(similar_path, path)
+    if suggestion is not None:
+        message += f" Did you mean {suggestion}?"
+    message += f" Current working directory: {cwd}"
+    return message
+
+
+async def read_existing(ctx: ToolUseContext, path: Path) -> FileSnapshot | None:
+    """The current snapshot of `path`, or None when it does not exist.
+
+    Directories, binary files and unreadable files raise ToolError.
+    """
+    try:
+        return await ctx.fs.read(path)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        raise ToolError(
+            f"{path} is a directory, not a file. Use Glob to find files in it, or Bash with `ls` to list it."
+        ) from exc
+    except NotADirectoryError as exc:
+        raise ToolError(f"{path} is not a valid path: one of its parents is a file.") from exc
+    except BinaryFileError as exc:
+        raise ToolError(f"{path} is a binary file ({exc}); only text files can be read or edited.") from exc
+    except PermissionError as exc:
+        raise ToolError(f"Permission denied reading {path}.") from exc
+
+
+def require_read(ctx: ToolUseContext, path: Path) -> ReadRecord:
+    """The file-state record of `path`; raises ToolError when the model has not read it."""
+    record = ctx.file_state.get(path)
+    if record is None:
+        raise ToolError("File has not been read yet. Read it first before writing to it.")
+    return record
+
+
+async def write_and_record(
+    ctx: ToolUseContext, path: Path, text: str, *, base: FileSnapshot | None, label: str
+) -> WriteOutcome:
+    """Write `text` through the file-system port and remember it as what the model now knows."""
+    try:
+        outcome = await ctx.fs.write(path, text, base=base, label=label)
+    except WriteConflictError as exc:
+        raise ToolError(
+            f"The file changed while this change was being made ({exc}). Read it again, then retry."
+        ) from exc
+    except PermissionError as exc:
+        raise ToolError(f"Permission denied writing {path}.") from exc
+    except IsADirectoryError as exc:
+        raise ToolError(f"{path} is a directory, not a file.") from exc
+    ctx.file_state.record(
+        FileSnapshot(
+            path=path,
+            text=text,
+            source="buffer" if outcome.in_buffer else "disk",
+            dirty=outcome.in_buffer and not outcome.on_disk,
+            encoding=base.encoding if base is not None else "utf-8",
+        )
+    )
+    return outcome
+
+
+def validator(
+    check: Callable[[InputT, ToolUseContext], Awaitable[Any]],
+) -> Callable[[InputT, ToolUseContext], Awaitable[ValidationResult]]:
+    """A `validate_input` hook that runs `check` and turns its ToolError into a failed validation."""
+
+    async def validate(value: InputT, ctx: ToolUseContext) -> ValidationResult:
+        try:
+            await check(value, ctx)
+        except ToolError as exc:
+            return ValidationResult(ok=False, message=str(exc))
+        return VALID
+
+    return validate
+
+
+def with_notes(text: str, *notes: str) -> str:
+    """`text` followed by the non-empty notes, one paragraph each."""
+    parts = [text, *(note for note in notes if note)]
+    return "\n\n".join(parts)

@@ -1,0 +1,118 @@
+"""Glob: find files by name pattern with ripgrep, newest first."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from handrail.tools.builtin._common import ToolInput, require_absolute, validator
+from handrail.tools.context import ToolUseContext
+from handrail.tools.errors import ToolError
+from handrail.tools.protocol import ToolResult, build_tool
+from handrail.tools.ripgrep import VCS_DIRS, newest_first, run_rg
+
+MAX_RESULTS = 100
+_GLOB_CHARS = frozenset("*?[]{}")
+
+
+class GlobInput(ToolInput):
+    # No docstring: it would become the schema description the model sees.
+    pattern: str = Field(description="The glob pattern to match files against")
+    path: str | None = Field(
+        default=None,
+        description=(
+            "The directory to search in. If not specified, the current working directory will be used. "
+            'IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - '
+            "simply omit it for the default behavior. Must be an absolute path if provided."
+        ),
+    )
+
+
+PROMPT = f"""- Fast file pattern matching tool that works with any codebase size
+- Supports glob patterns like "**/*.js" or "src/**/*.ts"; a pattern without a slash (like "*.py") matches file names at any depth
+- Returns absolute file paths sorted by modification time, newest first (at most {MAX_RESULTS})
+- Files ignored by .gitignore are skipped; hidden files are included
+- Use this tool when you need to find files by name patterns
+- When you are doing an open ended search that may require multiple rounds of globbing and grepping, break it into small searches
+- You can call multiple tools in a single response. It is always better to speculatively perform multiple searches in parallel if they are potentially useful."""  # noqa: E501
+
+
+def split_pattern(pattern: str) -> tuple[Path | None, str]:
+    """For an absolute pattern, its fixed leading directory and the rest; else (None, pattern).
+
+    The rest starts with "/", which anchors it to that directory in ripgrep's (gitignore) glob syntax.
+    """
+    if not os.path.isabs(pattern):
+        return None, pattern
+    parts = Path(pattern).parts
+    fixed: list[str] = []
+    for part in parts[:-1]:
+        if _GLOB_CHARS & set(part):
+            break
+        fixed.append(part)
+    rest = parts[len(fixed) :]
+    return Path(*fixed), "/" + "/".join(rest)
+
+
+def search_root(value: GlobInput, cwd: Path) -> tuple[Path, str]:
+    """The directory to search and the pattern relative to it."""
+    base, pattern = split_pattern(value.pattern)
+    if base is not None:
+        return base, pattern
+    if value.path:
+        return require_absolute(value.path, field="path"), pattern
+    return cwd, pattern
+
+
+async def _check(value: GlobInput, ctx: ToolUseContext) -> None:
+    if not value.pattern.strip():
+        raise ToolError("pattern must not be empty.")
+    root, _ = search_root(value, ctx.options.cwd)
+    if not root.exists():
+        raise ToolError(f"Directory does not exist: {root}")
+    if not root.is_dir():
+        raise ToolError(f"Path is not a directory: {root}")
+
+
+async def _call(value: GlobInput, ctx: ToolUseContext) -> ToolResult:
+    await _check(value, ctx)
+    root, pattern = search_root(value, ctx.options.cwd)
+    args = ["--files", "--hidden", "--glob", pattern]
+    for vcs in VCS_DIRS:
+        args += ["--glob", f"!{vcs}"]
+    result = await run_rg(args, cwd=root, abort=ctx.abort)
+    if result.returncode == 2 and not result.stdout:
+        raise ToolError(f"Glob failed: {result.stderr.strip() or 'ripgrep exited with status 2'}")
+    files = [root / line for line in result.stdout.splitlines() if line]
+    if not files:
+        return ToolResult("No files found")
+    ordered = await newest_first(files)
+    text = "\n".join(str(path) for path in ordered[:MAX_RESULTS])
+    if len(ordered) > MAX_RESULTS:
+        text += "\n(Results are truncated. Consider using a more specific path or pattern.)"
+    return ToolResult(text)
+
+
+def _paths(value: GlobInput) -> tuple[Path, ...]:
+    base, _ = split_pattern(value.pattern)
+    if base is not None:
+        return (base,)
+    return (Path(value.path),) if value.path else ()
+
+
+GLOB = build_tool(
+    name="Glob",
+    input_model=GlobInput,
+    description="Find files by glob pattern",
+    prompt=PROMPT,
+    search_hint="find files by name glob pattern",
+    call=_call,
+    validate_input=validator(_check),
+    is_read_only=lambda _: True,
+    is_concurrency_safe=lambda _: True,
+    paths=_paths,
+    rule_content=lambda value: value.path or None,
+    summary=lambda value: f"Glob {value.pattern}" + (f" in {value.path}" if value.path else ""),
+)

@@ -1,0 +1,130 @@
+"""Turn mechanics: sessions, bad tool calls, permissions remembered, cancellation, model faults."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
+
+from handrail.fake_model import Drop, FakeModel, Hold, HttpError, Reply, StreamError, Text, ToolUse
+from tests.e2e.editor import Editor, result_text, tool_results
+
+
+async def test_session_continues_with_its_id(editor: Editor, model: FakeModel) -> None:
+    model.add(Reply.of(Text("first")), Reply.of(Text("second")))
+    first = await editor.ask("one")
+    second = await editor.ask("two", session_id=first["sessionId"])
+    assert second["sessionId"] == first["sessionId"]
+    history = model.requests[1]["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant", "user"]
+    assert history[1]["content"][0]["text"] == "first"
+
+
+async def test_invalid_input_and_unknown_tool_become_errors(editor: Editor, model: FakeModel) -> None:
+    model.add(
+        Reply.of(ToolUse("Read", {"offset": "not a number"}), ToolUse("Teleport", {"where": "mars"})),
+        Reply.of(Text("recovered")),
+    )
+    result = await editor.ask("do odd things")
+    assert result == {"sessionId": result["sessionId"], "stopReason": "end_turn", "text": "recovered"}
+    invalid, unknown = tool_results(model.requests[1])
+    assert invalid["is_error"] and "file_path" in result_text(invalid)
+    assert unknown["is_error"] and "No such tool" in result_text(unknown) and "Read" in result_text(unknown)
+
+
+async def test_always_allow_is_remembered_for_the_session(editor: Editor, model: FakeModel) -> None:
+    bash = {"command": "echo hi", "description": "say hi"}
+    model.add(Reply.of(ToolUse("Bash", bash)), Reply.of(ToolUse("Bash", bash)), Reply.of(Text("twice")))
+    editor.answers.append("Always allow")
+    await editor.ask("say hi twice")
+    assert len(editor.prompts) == 1
+    assert [result_text(b).strip() for b in tool_results(model.requests[2])] == ["hi"]
+
+
+async def test_rich_permission_request_carries_the_diff(
+    rich_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    model.add(
+        Reply.of(ToolUse("Read", {"file_path": str(notes)})),
+        Reply.of(ToolUse("Edit", {"file_path": str(notes), "old_string": "gamma", "new_string": "GAMMA"})),
+        Reply.of(Text("done")),
+    )
+    rich_editor.answers.append("allow")
+    await rich_editor.ask("shout gamma")
+    (prompt,) = rich_editor.prompts
+    assert prompt["tool"] == "Edit"
+    assert "-gamma" in prompt["diff"] and "+GAMMA" in prompt["diff"]
+    assert notes.read_text() == "alpha\nbeta\nGAMMA\n"
+
+
+async def test_progress_is_reported(editor: Editor, model: FakeModel) -> None:
+    model.add(Reply.of(Text("hi")))
+    await editor.ask("hi")
+    (reports,) = editor.client.progress_reports.values()
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+async def test_cancel_while_permission_prompt_is_open(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    editor.release_prompt = asyncio.Event()  # the user never answers in time
+    model.add(Reply.of(ToolUse("Bash", {"command": "touch should-not-exist"}), ToolUse("Read", {"file_path": "/x"})))
+    model.add(Reply.of(Text("after cancel")))
+    ask = asyncio.create_task(editor.ask("touch a file"))
+    await editor.prompt_started.wait()
+    session_id = editor.chat[0]["sessionId"]
+    cancelled = await editor.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="handrail.cancel", arguments=[{"sessionId": session_id}])
+    )
+    assert cancelled == {"cancelled": True}
+    result = await ask
+    assert result["stopReason"] == "cancelled"
+    assert not (workspace / "should-not-exist").exists()
+    editor.release_prompt.set()
+    # the history stays valid: the next turn sends every tool_use answered (the fake model checks it)
+    follow = await editor.ask("what happened?", session_id=session_id)
+    assert follow["text"] == "after cancel"
+    answered = tool_results(model.requests[1])
+    assert len(answered) == 2 and all(b["is_error"] for b in answered)
+    assert model.errors == []
+
+
+async def test_cancel_request_stops_a_streaming_turn(editor: Editor, model: FakeModel) -> None:
+    hold = Hold(Reply.of(Text("a long answer that never ends")), partial_block=True)
+    model.add(hold, Reply.of(Text("fresh")))
+    future = editor.client.protocol.send_request(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(command="handrail.ask", arguments=[{"prompt": "talk", "sessionId": "s1"}]),
+        msg_id="ask-1",
+    )
+    await asyncio.to_thread(hold.held.wait, 10)
+    editor.client.cancel_request(types.CancelParams(id="ask-1"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await asyncio.wrap_future(future)
+    assert await asyncio.to_thread(hold.abandoned.wait, 10)  # the stream was closed
+    follow = await editor.ask("again", session_id="s1")
+    assert follow["text"] == "fresh"
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        HttpError(429, "rate_limit_error", "slow down", retry_after=0),
+        HttpError(529, "overloaded_error", "overloaded"),
+        StreamError(after_blocks=1, reply=Reply.of(Text("partial"), Text("more"))),
+        Drop(after_blocks=1, reply=Reply.of(Text("partial"), Text("more"))),
+    ],
+    ids=["429", "529", "error-event", "dropped-connection"],
+)
+async def test_model_faults_are_recovered(editor: Editor, model: FakeModel, workspace: Path, fault: object) -> None:
+    notes = workspace / "notes.txt"
+    model.add(Reply.of(ToolUse("Read", {"file_path": str(notes)})), fault, Reply.of(Text("recovered")))  # type: ignore[arg-type]
+    result = await editor.ask("read and answer")
+    assert result["stopReason"] == "end_turn"
+    assert result["text"] == "recovered"
+    # the Read ran once: both attempts after it carry the same single tool_result
+    assert len(tool_results(model.requests[-1])) == 1
+    assert model.errors == []

@@ -1,0 +1,137 @@
+"""Test helpers for the tools: a context over a temporary directory, and an editor-buffer file system."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOptions, ToolUseContext
+from handrail.tools.errors import ToolError
+from handrail.tools.file_state import FileStateCache
+from handrail.tools.filesystem import (
+    DiskFileSystem,
+    FileSnapshot,
+    WorkspaceFileSystem,
+    WriteConflictError,
+    WriteOutcome,
+    text_hash,
+)
+from handrail.tools.protocol import Tool
+
+BUFFER_NOTE = "The change is in the editor buffer and not saved to disk yet."
+
+
+class NoPrompter:
+    """A prompter for tests where asking the user would be a bug."""
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        raise AssertionError(f"the user must not be asked here: {request}")
+
+
+class ProgressRecorder:
+    """Records progress lines, and lets a test wait for one."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, str]] = []
+        self._changed = asyncio.Event()
+
+    @property
+    def messages(self) -> list[str]:
+        return [message for kind, _, message in self.events if kind == "progress"]
+
+    def tool_started(self, tool_use_id: str, name: str, summary: str) -> None:
+        self.events.append(("started", tool_use_id, summary))
+
+    def tool_progress(self, tool_use_id: str, message: str) -> None:
+        self.events.append(("progress", tool_use_id, message))
+        self._changed.set()
+
+    def tool_finished(self, tool_use_id: str, *, is_error: bool, text: str) -> None:
+        self.events.append(("finished", tool_use_id, text))
+
+    async def wait_for(self, text: str) -> None:
+        """Wait until a progress line contains `text` (bounded, so a broken tool fails the test)."""
+        async with asyncio.timeout(10):
+            while not any(text in message for message in self.messages):
+                self._changed.clear()
+                await self._changed.wait()
+
+
+@dataclass
+class Buffer:
+    """An open editor document."""
+
+    text: str
+    version: int = 1
+    dirty: bool = False
+
+
+class BufferFileSystem(DiskFileSystem):
+    """Disk, plus open editor buffers that shadow some paths (as the server's file system does)."""
+
+    def __init__(self) -> None:
+        self.buffers: dict[Path, Buffer] = {}
+
+    def open(self, path: Path, text: str | None = None) -> Buffer:
+        """Open `path` in the "editor" (with its disk text unless `text` is given)."""
+        buffer = Buffer(path.read_text() if text is None else text, dirty=text is not None)
+        self.buffers[path] = buffer
+        return buffer
+
+    def type(self, path: Path, text: str) -> None:
+        """The user changes the buffer's text."""
+        buffer = self.buffers[path]
+        buffer.text = text
+        buffer.version += 1
+        buffer.dirty = True
+
+    async def read(self, path: Path) -> FileSnapshot:
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return await super().read(path)
+        return FileSnapshot(path=path, text=buffer.text, source="buffer", version=buffer.version, dirty=buffer.dirty)
+
+    async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            return await super().write(path, text, base=base, label=label)
+        if base is not None and base.content_hash != text_hash(buffer.text):
+            raise WriteConflictError(f"{path} changed in the editor")
+        self.type(path, text)
+        return WriteOutcome(path=path, on_disk=False, in_buffer=True, note=BUFFER_NOTE)
+
+
+def make_context(root: Path, fs: WorkspaceFileSystem | None = None) -> ToolUseContext:
+    """A context over `root` with the disk (or `fs`), an empty file-state cache and a progress recorder."""
+    return ToolUseContext(
+        options=ToolOptions(cwd=root, workspace_roots=(root,)),
+        fs=fs or DiskFileSystem(),
+        file_state=FileStateCache(),
+        prompter=NoPrompter(),
+        progress=ProgressRecorder(),
+        tool_use_id="toolu_test",
+    )
+
+
+def recorder(ctx: ToolUseContext) -> ProgressRecorder:
+    """The progress recorder of a context made by `make_context`."""
+    assert isinstance(ctx.progress, ProgressRecorder)
+    return ctx.progress
+
+
+async def run(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> str:
+    """Run a tool the way the executor does (parse, validate, call) and return the result text.
+
+    A failed validation raises ToolError, like a failing call does.
+    """
+    value = tool.input_model.model_validate(raw)
+    check = await tool.validate_input(value, ctx)
+    if not check.ok:
+        raise ToolError(check.message)
+    result = await tool.call(value, ctx)
+    block = tool.map_result_to_block(result.data, ctx.tool_use_id)
+    content = block["content"]
+    assert isinstance(content, str)
+    return content
