@@ -128,3 +128,52 @@ async def test_model_faults_are_recovered(editor: Editor, model: FakeModel, work
     # the Read ran once: both attempts after it carry the same single tool_result
     assert len(tool_results(model.requests[-1])) == 1
     assert model.errors == []
+
+
+async def test_late_answer_to_a_cancelled_prompt_raises_no_error(editor: Editor, model: FakeModel) -> None:
+    editor.release_prompt = asyncio.Event()
+    model.add(Reply.of(ToolUse("Bash", {"command": "true"})), Reply.of(Text("next")))
+    ask = asyncio.create_task(editor.ask("run"))
+    await editor.prompt_started.wait()
+    await editor.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="handrail.cancel", arguments=[{"sessionId": editor.chat[0]["sessionId"]}])
+    )
+    assert (await ask)["stopReason"] == "cancelled"
+    editor.answers.append("Allow once")
+    editor.release_prompt.set()  # the user answers the prompt after the turn was cancelled
+    follow = await editor.ask("next", session_id=editor.chat[0]["sessionId"])  # a round trip after the late answer
+    assert follow["text"] == "next"
+    assert [m.message for m in editor.client.messages if "Error" in m.message] == []
+
+
+async def test_max_turns_stops_a_looping_model(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    editor.client.set_configuration({"handrail": {"maxTurns": 2}})
+    notes = str(workspace / "notes.txt")
+    model.add(*(Reply.of(Text(f"round {i}"), ToolUse("Read", {"file_path": notes})) for i in range(2)))
+    result = await editor.ask("loop")
+    assert result["stopReason"] == "max_turns"
+    assert result["text"] == "round 1"
+    assert model.remaining == 0 and len(model.requests) == 2
+
+
+async def test_shutdown_with_a_turn_in_flight(editor: Editor, model: FakeModel) -> None:
+    hold = Hold(Reply.of(Text("never finished")), partial_block=True)
+    model.add(hold)
+    ask = asyncio.ensure_future(editor.ask("talk"))
+    await asyncio.to_thread(hold.held.wait, 10)
+    await editor.client.shutdown_async(None)  # pygls 2.1.1 fails here without our protocol fix
+    result = await ask  # shutdown stopped the turn and the ask still got its answer
+    assert result["stopReason"] == "cancelled"
+    editor.client.exit(None)
+    editor.client.capabilities = None  # already shut down: the fixture must not do it again
+
+
+async def test_shutdown_while_a_prompt_is_open(editor: Editor, model: FakeModel) -> None:
+    editor.release_prompt = asyncio.Event()
+    model.add(Reply.of(ToolUse("Bash", {"command": "true"})))
+    ask = asyncio.ensure_future(editor.ask("run"))
+    await editor.prompt_started.wait()
+    await editor.client.shutdown_async(None)
+    assert (await ask)["stopReason"] == "cancelled"
+    editor.client.exit(None)
+    editor.client.capabilities = None

@@ -1,14 +1,15 @@
 """HandrailProtocol: pygls 2.1.1's protocol with three fixes the agent needs.
 
 All three touch private pygls API, which is why pyproject pins pygls==2.1.1:
-re-run tests/server/test_cancel.py and test_shutdown.py when upgrading.
+re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
 
 1. `$/cancelRequest` for a `workspace/executeCommand` answers the client but lets the
    command's coroutine run on; we cancel the command's task for real.
 2. A late answer to a server→client request whose future was cancelled makes
    pygls pop up "Error in server: CANCELLED"; we drop such answers.
 3. `shutdown` with requests in flight raises "dictionary changed size during
-   iteration" (pygls#606); we iterate over a snapshot.
+   iteration" (pygls#606); we iterate over a snapshot. (The server's own shutdown
+   handler stops every turn first, so this guards requests sent outside turns.)
 """
 
 from __future__ import annotations

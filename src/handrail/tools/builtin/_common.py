@@ -7,15 +7,17 @@ import difflib
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from handrail.permissions.decision import PermissionCheck
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.file_state import ReadRecord
 from handrail.tools.filesystem import BinaryFileError, FileSnapshot, WriteConflictError, WriteOutcome
 from handrail.tools.protocol import VALID, ValidationResult
+from handrail.tools.text_ops import diff_label, unified_diff
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
@@ -133,6 +135,45 @@ def validator(
         return VALID
 
     return validate
+
+
+class FilePlan(Protocol):
+    """A planned change to one file: the file now (None when it is new) and its new text."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def base(self) -> FileSnapshot | None: ...
+
+    @property
+    def new_text(self) -> str: ...
+
+
+PlanT = TypeVar("PlanT", bound=FilePlan)
+
+
+def plan_diff(plan: FilePlan, cwd: Path) -> str:
+    """The unified diff a planned change would make, for permission prompts."""
+    shown = display_path(plan.path, cwd)
+    old_label = diff_label(shown, "a") if plan.base is not None else "/dev/null"
+    old = plan.base.text if plan.base is not None else ""
+    return unified_diff(old, plan.new_text, old_label=old_label, new_label=diff_label(shown, "b"))
+
+
+def diff_check(
+    plan: Callable[[InputT, ToolUseContext], Awaitable[PlanT]],
+) -> Callable[[InputT, ToolUseContext], Awaitable[PermissionCheck]]:
+    """A `check_permissions` hook that leaves the decision to the pipeline and shows the planned diff."""
+
+    async def check(value: InputT, ctx: ToolUseContext) -> PermissionCheck:
+        try:
+            planned = await plan(value, ctx)
+        except ToolError:
+            return PermissionCheck("passthrough")
+        return PermissionCheck("passthrough", diff=plan_diff(planned, ctx.options.cwd))
+
+    return check
 
 
 def with_notes(text: str, *notes: str) -> str:

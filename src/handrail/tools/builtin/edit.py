@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from handrail.permissions.decision import PermissionCheck
 from handrail.tools.builtin._common import (
     ToolInput,
+    diff_check,
     display_path,
     missing_file_message,
     read_existing,
@@ -31,13 +31,11 @@ from handrail.tools.text_ops import (
     LineChange,
     apply_edit,
     detect_line_ending,
-    diff_label,
     line_changes,
     overlaps,
     snippet,
     to_lf,
     touched_lines,
-    unified_diff,
     with_line_ending,
 )
 
@@ -155,22 +153,6 @@ def _changed_note(changes: list[LineChange], current: FileSnapshot) -> str:
     )
 
 
-def plan_diff(plan: EditPlan, cwd: Path) -> str:
-    """The unified diff an Edit would make, for permission prompts."""
-    shown = display_path(plan.path, cwd)
-    old_label = diff_label(shown, "a") if plan.base is not None else "/dev/null"
-    old = plan.base.text if plan.base is not None else ""
-    return unified_diff(old, plan.new_text, old_label=old_label, new_label=diff_label(shown, "b"))
-
-
-async def _check_permissions(value: EditInput, ctx: ToolUseContext) -> PermissionCheck:
-    try:
-        plan = await plan_edit(value, ctx)
-    except ToolError:
-        return PermissionCheck("passthrough")
-    return PermissionCheck("passthrough", diff=plan_diff(plan, ctx.options.cwd))
-
-
 async def _call(value: EditInput, ctx: ToolUseContext) -> ToolResult:
     plan = await plan_edit(value, ctx)
     shown = display_path(plan.path, ctx.options.cwd)
@@ -197,7 +179,7 @@ EDIT = build_tool(
     search_hint="edit modify replace string in file",
     call=_call,
     validate_input=validator(plan_edit),
-    check_permissions=_check_permissions,
+    check_permissions=diff_check(plan_edit),
     paths=lambda value: (Path(value.file_path),),
     rule_content=lambda value: value.file_path,
     summary=lambda value: f"Edit {value.file_path}",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from handrail.permissions.decision import PermissionCheck
 from handrail.tools.builtin._common import (
     ToolInput,
+    diff_check,
     display_path,
     read_existing,
     require_absolute,
@@ -22,7 +22,7 @@ from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.filesystem import FileSnapshot
 from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.text_ops import detect_line_ending, diff_label, unified_diff, with_line_ending
+from handrail.tools.text_ops import detect_line_ending, with_line_ending
 
 
 class WriteInput(ToolInput):
@@ -49,7 +49,7 @@ class WritePlan:
 
     path: Path
     base: FileSnapshot | None
-    text: str
+    new_text: str
 
 
 async def plan_write(value: WriteInput, ctx: ToolUseContext) -> WritePlan:
@@ -70,26 +70,10 @@ async def plan_write(value: WriteInput, ctx: ToolUseContext) -> WritePlan:
     return WritePlan(path, current, text)
 
 
-def plan_diff(plan: WritePlan, cwd: Path) -> str:
-    """The unified diff a Write would make, for permission prompts."""
-    shown = display_path(plan.path, cwd)
-    old_label = diff_label(shown, "a") if plan.base is not None else "/dev/null"
-    old = plan.base.text if plan.base is not None else ""
-    return unified_diff(old, plan.text, old_label=old_label, new_label=diff_label(shown, "b"))
-
-
-async def _check_permissions(value: WriteInput, ctx: ToolUseContext) -> PermissionCheck:
-    try:
-        plan = await plan_write(value, ctx)
-    except ToolError:
-        return PermissionCheck("passthrough")
-    return PermissionCheck("passthrough", diff=plan_diff(plan, ctx.options.cwd))
-
-
 async def _call(value: WriteInput, ctx: ToolUseContext) -> ToolResult:
     plan = await plan_write(value, ctx)
     shown = display_path(plan.path, ctx.options.cwd)
-    outcome = await write_and_record(ctx, plan.path, plan.text, base=plan.base, label=f"Write {shown}")
+    outcome = await write_and_record(ctx, plan.path, plan.new_text, base=plan.base, label=f"Write {shown}")
     if plan.base is None:
         message = f"File created successfully at: {plan.path}"
     else:
@@ -105,7 +89,7 @@ WRITE = build_tool(
     search_hint="write create overwrite file",
     call=_call,
     validate_input=validator(plan_write),
-    check_permissions=_check_permissions,
+    check_permissions=diff_check(plan_write),
     paths=lambda value: (Path(value.file_path),),
     rule_content=lambda value: value.file_path,
     summary=lambda value: f"Write {value.file_path}",
