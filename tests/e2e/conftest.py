@@ -30,7 +30,8 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def _editor(workspace: Path, model: FakeModel, *, rich: bool) -> AsyncIterator[Editor]:
-    editor = await start_editor(workspace, server_env(model.base_url), rich=rich)
+    env = server_env(model.base_url, workspace.parent / "state")
+    editor = await start_editor(workspace, env, rich=rich)
     yield editor
     await editor.client.shutdown_session()
     await editor.client.stop()

@@ -202,10 +202,11 @@ async def start_editor(root: Path, env: dict[str, str], *, rich: bool = False, s
     return editor
 
 
-def server_env(base_url: str) -> dict[str, str]:
-    """The environment for the server under test: the fake model, no retry delays."""
+def server_env(base_url: str, state_dir: Path) -> dict[str, str]:
+    """The environment for the server under test: the fake model, no retry delays, state in a temp folder."""
     return {
         **os.environ,
+        "HANDRAIL_STATE_DIR": str(state_dir),
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": "test-key",
         "HANDRAIL_RETRY_BASE_DELAY": "0",

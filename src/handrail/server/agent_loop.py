@@ -1,24 +1,29 @@
-"""The agent loop: ask the model, run the tools it asks for, feed the results back, until it is done.
+"""The agent loop: ask the model, run the tools it asks for as their blocks stream in, feed results back.
 
-Invariant kept on every path (success, error, cancellation): each `tool_use` in
-the history is answered by exactly one `tool_result` in the next user message.
+Invariant kept on every path (success, model error, stream failure, max_tokens,
+cancellation): each `tool_use` in the history is answered by exactly one
+`tool_result` in the next user message, and no tool runs twice — a stream that
+fails after a tool started is not retried; its calls are answered instead.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from handrail.server.model_client import ModelClient, ModelError
+from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
 from handrail.server.session import Session
 from handrail.tools.context import ToolUseContext
-from handrail.tools.execution import ToolUse, cancelled_result, error_block, run_tool_use
+from handrail.tools.execution import CallOutcome, ToolUse, error_block
 from handrail.tools.protocol import Tool
-from handrail.tools.registry import tool_definitions
+from handrail.tools.streaming_executor import StreamingToolExecutor
 
 log = logging.getLogger(__name__)
+
+MAX_TOKENS_NOTE = "The response hit the output token limit before this call was complete, so it was stopped."
 
 
 class TurnListener(Protocol):
@@ -48,11 +53,14 @@ class TurnConfig:
     model: ModelClient
     tools: Sequence[Tool[Any]]
     system: str
+    definitions: Callable[[], list[dict[str, Any]]]
     max_turns: int = 50
 
 
 def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
     """Append user content, merging into a trailing user message so roles keep alternating."""
+    if not blocks:
+        return
     if messages and messages[-1]["role"] == "user":
         last = messages[-1]
         content = last["content"]
@@ -67,6 +75,69 @@ def _text_of(content: list[dict[str, Any]]) -> str:
     return "".join(block.get("text", "") for block in content if block.get("type") == "text")
 
 
+def _partial_content(text: str, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+    """The assistant message as far as it streamed: its text and the tool calls that completed."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content += [{"type": "tool_use", "id": u.id, "name": u.name, "input": u.input or {}} for u in uses]
+    return content
+
+
+def _unanswered(content: list[dict[str, Any]], outcomes: Sequence[CallOutcome]) -> list[dict[str, Any]]:
+    """Error results for tool_use blocks the stream never completed (so no call was made for them)."""
+    answered = {o.block.get("tool_use_id") for o in outcomes}
+    return [
+        error_block(block["id"], MAX_TOKENS_NOTE)
+        for block in content
+        if block.get("type") == "tool_use" and block.get("id") not in answered
+    ]
+
+
+def _record_results(session: Session, outcomes: Sequence[CallOutcome]) -> None:
+    add_user_content(session.messages, [o.block for o in outcomes])
+    for outcome in outcomes:
+        for message in outcome.new_messages:
+            add_user_content(session.messages, list(message.get("content", [])))
+
+
+class _Attempt:
+    """One streamed request: the text so far and the executor running its tool calls."""
+
+    def __init__(self, session: Session, config: TurnConfig, listener: TurnListener,
+                 make_context: Callable[[Session], ToolUseContext]) -> None:
+        self.text = ""
+        self._listener = listener
+
+        def remember_rule(outcome: CallOutcome) -> None:
+            if outcome.new_rule is not None:
+                session.allow_always(outcome.new_rule)  # later calls of this message see it at once
+
+        self.executor = StreamingToolExecutor(config.tools, lambda: make_context(session), on_outcome=remember_rule)
+
+    def on_text(self, delta: str) -> None:
+        self.text += delta
+        self._listener.text(delta)
+
+    async def close_partial(self, session: Session, *, interrupted: bool) -> None:
+        """The message will not complete: answer its calls and keep the history valid."""
+        if interrupted:
+            await self.executor.interrupt()
+        else:
+            await self.executor.discard("streaming_fallback")
+        if self.executor.started_any:
+            session.messages.append({"role": "assistant", "content": _partial_content(self.text, self.executor.uses)})
+            _record_results(session, self.executor.outcomes())
+
+
+async def _stream(session: Session, config: TurnConfig, attempt: _Attempt) -> ModelResponse:
+    return await config.model.stream_once(
+        system=config.system,
+        messages=session.messages,
+        tools=config.definitions(),
+        on_text=attempt.on_text,
+        on_tool_use=attempt.executor.add,
+    )
+
+
 async def run_turn(
     session: Session,
     prompt: str,
@@ -76,57 +147,47 @@ async def run_turn(
 ) -> TurnResult:
     """Run one user turn to its end. Cancellation propagates after the history is made valid."""
     add_user_content(session.messages, [{"type": "text", "text": prompt}])
-    definitions = tool_definitions(config.tools)
     last_text = ""
     for _ in range(config.max_turns):
-        try:
-            response = await config.model.stream(
-                system=config.system,
-                messages=session.messages,
-                tools=definitions,
-                on_text=listener.text,
-                on_retry=listener.retry,
-            )
-        except ModelError as exc:
-            return TurnResult("error", str(exc))
-        session.messages.append({"role": "assistant", "content": response.content})
-        last_text = _text_of(response.content) or last_text
-        uses = [
-            ToolUse(block["id"], block["name"], block.get("input"))
-            for block in response.content
-            if block.get("type") == "tool_use"
-        ]
-        if not uses:
-            return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
-        if response.stop_reason == "max_tokens":
-            note = "The response was cut off by the output token limit before this call was complete; it did not run."
-            add_user_content(session.messages, [error_block(use.id, note) for use in uses])
+        failures = 0
+        while True:
+            attempt = _Attempt(session, config, listener, make_context)
+            try:
+                response = await _stream(session, config, attempt)
+                break
+            except asyncio.CancelledError:
+                await attempt.close_partial(session, interrupted=True)
+                raise
+            except Exception as exc:
+                retry = is_retryable(exc) and failures < config.model.settings.stream_retries
+                if attempt.executor.started_any or not retry:
+                    # tools may have run: never replay the message; answer its calls instead
+                    await attempt.close_partial(session, interrupted=False)
+                    if retry:
+                        log.warning("stream failed after tool calls started (%s); continuing", describe_error(exc))
+                        response = None
+                        break
+                    return TurnResult("error", describe_error(exc))
+                failures += 1
+                listener.retry(describe_error(exc))
+                await asyncio.sleep(config.model.retry_delay(failures))
+        if response is None:
             continue
-        await _run_tools(session, uses, config.tools, make_context)
+        last_text = _text_of(response.content) or last_text
+        session.messages.append({"role": "assistant", "content": response.content})
+        try:
+            if response.stop_reason == "max_tokens":
+                await attempt.executor.discard("streaming_fallback", MAX_TOKENS_NOTE)
+                outcomes = attempt.executor.outcomes()
+            else:
+                outcomes = await attempt.executor.collect()
+        except asyncio.CancelledError:
+            await attempt.executor.interrupt()
+            _record_results(session, attempt.executor.outcomes())
+            raise
+        blocks = [o.block for o in outcomes] + _unanswered(response.content, outcomes)
+        if not blocks:
+            return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
+        _record_results(session, outcomes)
+        add_user_content(session.messages, blocks[len(outcomes) :])
     return TurnResult("max_turns", last_text)
-
-
-async def _run_tools(
-    session: Session,
-    uses: list[ToolUse],
-    tools: Sequence[Tool[Any]],
-    make_context: Callable[[Session], ToolUseContext],
-) -> None:
-    """Run the calls one after another in the model's order, answering every one of them."""
-    results: list[dict[str, Any]] = []
-    extra: list[dict[str, Any]] = []
-    try:
-        for use in uses:
-            outcome = await run_tool_use(use, tools, make_context(session))
-            if outcome.new_rule is not None:
-                session.allow_always(outcome.new_rule)
-            results.append(outcome.block)
-            extra.extend(outcome.new_messages)
-    except BaseException:  # cancellation above all: answer what did not run
-        answered = {block["tool_use_id"] for block in results}
-        results.extend(cancelled_result(use.id) for use in uses if use.id not in answered)
-        raise
-    finally:
-        add_user_content(session.messages, results)
-        for message in extra:
-            add_user_content(session.messages, list(message.get("content", [])))

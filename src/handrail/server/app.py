@@ -24,12 +24,13 @@ from handrail.server.lsp_values import to_plain
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
-from handrail.server.session import Session, SessionStore
+from handrail.server.session import Session, SessionCatalog, SessionStore
 from handrail.server.settings import AgentSettings, load_settings
+from handrail.server.storage import session_storage
 from handrail.server.system_prompt import system_prompt
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.tools.context import ToolOptions, ToolUseContext
-from handrail.tools.registry import all_base_tools
+from handrail.tools.registry import assemble_tool_pool, simple_mode
 
 log = logging.getLogger(__name__)
 
@@ -205,11 +206,18 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
-    tools = all_base_tools()
-    tool_names = tuple(t.name for t in tools)
+    pool = assemble_tool_pool(session.permission_context, simple=simple_mode(setting=settings.simple_tools))
+    catalog = SessionCatalog(session, pool)
+    deferred = tuple(t.name for t in pool.deferred())
+    sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
     fs = EditorFileSystem(ls, ls.document_watch, lambda: ls.features.save_document)
     prompter = LspPrompter(ls, ls.features, chat)
-    options = ToolOptions(cwd=roots[0], workspace_roots=roots, tool_names=tool_names)
+    options = ToolOptions(
+        cwd=roots[0],
+        workspace_roots=roots,
+        tool_names=tuple(t.name for t in pool.tools),
+        results_dir=session_storage(session.id) / "tool-results",
+    )
 
     def make_context(current: Session) -> ToolUseContext:
         return ToolUseContext(
@@ -220,12 +228,14 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
             progress=chat,
             permission_context=current.permission_context,
             messages=current.messages,
+            catalog=catalog,
         )
 
     config = TurnConfig(
         model=ls.model_client(settings.model),
-        tools=tools,
-        system=system_prompt(roots[0], roots, tool_names),
+        tools=pool.tools,
+        system=system_prompt(roots[0], roots, sent_names, deferred),
+        definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
     )
     chat.turn_started(params.prompt)

@@ -6,12 +6,14 @@ editor would otherwise wait for at every start.
 
 from __future__ import annotations
 
-import asyncio
+import json
 import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from handrail.tools.execution import ToolUse
 
 if TYPE_CHECKING:
     import anthropic
@@ -32,6 +34,7 @@ class ModelSettings:
     api_key: str | None = None
     base_url: str | None = None
     sdk_max_retries: int = 2
+    # failures after the stream started are retried by the agent loop (when no tool started yet)
     stream_retries: int = 3
     retry_base_delay: float = 0.5
 
@@ -49,7 +52,7 @@ class ModelError(Exception):
     """The model could not be reached or answered with an error that retries did not cure."""
 
 
-def _is_retryable(exc: BaseException) -> bool:
+def is_retryable(exc: BaseException) -> bool:
     import anthropic
     import httpx2
 
@@ -81,6 +84,17 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _strict_tool_use(block_id: str, name: str, raw: str) -> ToolUse:
+    """A tool_use whose input is parsed strictly from the streamed JSON text."""
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        return ToolUse(block_id, name, {}, input_error=str(exc))
+    if not isinstance(value, dict):
+        return ToolUse(block_id, name, {}, input_error="the input is not a JSON object")
+    return ToolUse(block_id, name, value)
+
+
 def _as_param(block: dict[str, Any]) -> dict[str, Any]:
     """A response block in the shape the API accepts back in the history."""
     if block.get("type") == "text":
@@ -91,7 +105,7 @@ def _as_param(block: dict[str, Any]) -> dict[str, Any]:
 
 
 class ModelClient:
-    """Streams assistant messages; retries rate limits, overloads, dropped connections and stream errors."""
+    """Streams assistant messages through the SDK (whose own retries cover failures before the stream starts)."""
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
@@ -108,46 +122,31 @@ class ModelClient:
             )
         return self._client
 
-    async def stream(
+    def retry_delay(self, attempt: int) -> float:
+        """Seconds to wait before retry number `attempt` (1-based), with jitter."""
+        return float(self.settings.retry_base_delay * (2 ** (attempt - 1)) * (0.75 + random.random() / 2))
+
+    async def stream_once(
         self,
         *,
         system: str,
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]],
         on_text: Callable[[str], None],
-        on_retry: Callable[[str], None],
+        on_tool_use: Callable[[ToolUse], None],
     ) -> ModelResponse:
-        """Stream one assistant message, calling `on_text` with each text delta.
+        """Stream one assistant message.
 
-        A failure mid-stream restarts the whole message (nothing has run yet, so
-        nothing runs twice); `on_retry` tells the listener to drop the partial text.
+        `on_text` gets each text delta; `on_tool_use` each tool_use block as soon as
+        it is complete, with its input parsed strictly from the streamed JSON (a
+        block whose JSON does not parse comes with `input_error` set). Errors
+        propagate; the caller decides whether to retry (`is_retryable`).
         """
-        attempt = 0
-        while True:
-            try:
-                return await self._stream_once(system, messages, tools, on_text)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if not _is_retryable(exc) or attempt >= self.settings.stream_retries:
-                    raise ModelError(describe_error(exc)) from exc
-                attempt += 1
-                delay = self.settings.retry_base_delay * (2 ** (attempt - 1)) * (0.75 + random.random() / 2)
-                log.warning("model stream failed (%s); retry %d in %.2fs", describe_error(exc), attempt, delay)
-                on_retry(describe_error(exc))
-                await asyncio.sleep(delay)
-
-    async def _stream_once(
-        self,
-        system: str,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]],
-        on_text: Callable[[str], None],
-    ) -> ModelResponse:
         client = self._sdk()
         kwargs: dict[str, Any] = {}
         if tools:
             kwargs["tools"] = list(tools)
+        partial_json: dict[int, list[str]] = {}
         async with client.messages.stream(
             model=self.settings.model,
             max_tokens=self.settings.max_tokens,
@@ -158,6 +157,11 @@ class ModelClient:
             async for event in stream:
                 if event.type == "text":
                     on_text(event.text)
+                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                    partial_json.setdefault(event.index, []).append(event.delta.partial_json)
+                elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
+                    block = event.content_block
+                    on_tool_use(_strict_tool_use(block.id, block.name, "".join(partial_json.get(event.index, []))))
             final = await stream.get_final_message()
         content = [_as_param(block.model_dump(mode="json", exclude_none=True)) for block in final.content]
         usage = {"input_tokens": final.usage.input_tokens, "output_tokens": final.usage.output_tokens}

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
 from handrail.tools.file_state import FileStateCache
+from handrail.tools.protocol import Tool
+from handrail.tools.registry import ToolPool
 
 
 @dataclass
@@ -21,6 +24,7 @@ class Session:
     messages: list[dict[str, Any]] = field(default_factory=list)
     file_state: FileStateCache = field(default_factory=FileStateCache)
     turn: asyncio.Task[Any] | None = None
+    loaded_tools: list[str] = field(default_factory=list)
 
     @property
     def busy(self) -> bool:
@@ -30,6 +34,24 @@ class Session:
     def allow_always(self, rule: PermissionRule) -> None:
         """Remember an "always allow" answer for the rest of the session."""
         self.permission_context = self.permission_context.with_rule("allow", rule)
+
+
+class SessionCatalog:
+    """The session's deferred tools (a ToolCatalog for ToolSearch); loaded ones are sent from then on."""
+
+    def __init__(self, session: Session, pool: ToolPool) -> None:
+        self._session = session
+        self._pool = pool
+
+    def deferred(self) -> Sequence[Tool[Any]]:
+        """Deferred tools not loaded yet."""
+        return [t for t in self._pool.deferred() if t.name not in self._session.loaded_tools]
+
+    def load(self, names: Sequence[str]) -> None:
+        """Send these tools from the next request on, appended after those already loaded."""
+        for name in names:
+            if name not in self._session.loaded_tools:
+                self._session.loaded_tools.append(name)
 
 
 class SessionStore:

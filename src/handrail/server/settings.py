@@ -16,6 +16,7 @@ class AgentSettings:
 
     model: ModelSettings
     max_turns: int = 50
+    simple_tools: bool | None = None
 
 
 def _pick(sources: list[Mapping[str, Any]], key: str) -> Any:
@@ -54,4 +55,9 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         base_url=_pick(sources, "baseUrl"),
         retry_base_delay=_number(_pick(sources, "retryBaseDelay"), 0.5),
     )
-    return AgentSettings(model=model, max_turns=int(_number(_pick(sources, "maxTurns"), 50)))
+    simple = _pick(sources[:2], "simpleTools")
+    return AgentSettings(
+        model=model,
+        max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
+        simple_tools=simple if isinstance(simple, bool) else None,
+    )

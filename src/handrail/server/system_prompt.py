@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def system_prompt(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str]) -> str:
+def system_prompt(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str], deferred: Sequence[str] = ()) -> str:
     """Tell the model where it is and how to work in the user's editor."""
     folders = "\n".join(f"- {root}" for root in roots) or f"- {cwd}"
     return f"""You are handrail, a coding agent working inside the user's editor.
@@ -28,4 +28,13 @@ Environment:
 - Platform: {platform.system()} {platform.release()}
 - Today's date: {datetime.date.today().isoformat()}
 - Tools: {", ".join(tool_names)}
-"""
+{_deferred_section(deferred)}"""
+
+
+def _deferred_section(names: Sequence[str]) -> str:
+    if not names:
+        return ""
+    return (
+        "\nMore tools are available but not loaded yet; call ToolSearch (for example \"select:Name\") to load them "
+        "before use:\n" + "\n".join(f"- {name}" for name in names) + "\n"
+    )

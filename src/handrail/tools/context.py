@@ -72,6 +72,34 @@ class NullProgress:
         """Drop the report."""
 
 
+class DescribedTool(Protocol):
+    """What ToolSearch sees of a tool."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def search_hint(self) -> str: ...
+
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
+
+
+class ToolCatalog(Protocol):
+    """The session's deferred tools, and the way to load them into the next requests."""
+
+    def deferred(self) -> Sequence[DescribedTool]:
+        """Tools the model has not been sent yet."""
+        ...
+
+    def load(self, names: Sequence[str]) -> None:
+        """Send these tools' full definitions from the next request on."""
+        ...
+
+
 @dataclass(frozen=True)
 class ToolOptions:
     """Settings tools read: where the workspace is and how much they may return."""
@@ -81,6 +109,7 @@ class ToolOptions:
     tool_names: tuple[str, ...] = ()
     bash_timeout_ms: int = 120_000
     bash_max_timeout_ms: int = 600_000
+    results_dir: Path | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +125,7 @@ class ToolUseContext:
     abort: asyncio.Event = field(default_factory=asyncio.Event)
     messages: Sequence[Mapping[str, Any]] = ()
     tool_use_id: str = ""
+    catalog: ToolCatalog | None = None
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

@@ -9,7 +9,7 @@ unanswered calls (see `cancelled_result`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,17 +22,19 @@ from handrail.tools.context import PermissionRequest, ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
+from handrail.tools.results import limit_result
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class ToolUse:
-    """A `tool_use` block from the model."""
+    """A `tool_use` block from the model; `input_error` says its input JSON did not parse."""
 
     id: str
     name: str
     input: Any
+    input_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,8 @@ class CallOutcome:
     block: dict[str, Any]
     new_rule: PermissionRule | None = None
     new_messages: tuple[dict[str, Any], ...] = ()
-    context: ToolUseContext | None = None
+    context_modifier: Callable[[ToolUseContext], ToolUseContext] | None = None
+    ran: bool = False
 
     @property
     def is_error(self) -> bool:
@@ -67,16 +70,6 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
         where = ".".join(str(p) for p in err["loc"]) or "input"
         lines.append(f"- {where}: {err['msg']}")
     return "\n".join(lines)
-
-
-def truncate_result(block: dict[str, Any], limit: int) -> dict[str, Any]:
-    """Cut string content longer than `limit`, telling the model how much was left out."""
-    content = block.get("content")
-    if isinstance(content, str) and len(content) > limit:
-        kept = content[:limit]
-        note = f"\n\n[Output truncated: {len(content) - limit} of {len(content)} characters left out.]"
-        return {**block, "content": kept + note}
-    return block
 
 
 def _result_text(block: Mapping[str, Any]) -> str:
@@ -121,8 +114,24 @@ def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
     return tool.name
 
 
-async def run_tool_use(use: ToolUse, tools: Sequence[Tool[Any]], ctx: ToolUseContext) -> CallOutcome:
-    """Run one call to the end and return its single tool_result."""
+def parse_input(tool: Tool[Any], raw: Any) -> BaseModel:
+    """The tool's typed input; raises pydantic's ValidationError."""
+    value: BaseModel = tool.input_model.model_validate(raw if raw is not None else {})
+    return value
+
+
+async def run_tool_use(
+    use: ToolUse,
+    tools: Sequence[Tool[Any]],
+    ctx: ToolUseContext,
+    *,
+    on_call_start: Callable[[], None] | None = None,
+) -> CallOutcome:
+    """Run one call to the end and return its single tool_result.
+
+    `on_call_start` is told when the tool itself starts running (after validation
+    and permission), which is when its interrupt behaviour starts to apply.
+    """
     tool = find_tool(tools, use.name)
     if tool is None:
         names = ", ".join(t.name for t in tools)
@@ -131,13 +140,18 @@ async def run_tool_use(use: ToolUse, tools: Sequence[Tool[Any]], ctx: ToolUseCon
         message = f"No such tool available: {use.name}. Available tools: {names}"
         return _finish(ctx, CallOutcome(error_block(use.id, message)))
     ctx = ctx.for_call(use.id)
+    if use.input_error is not None:
+        ctx.progress.tool_started(use.id, tool.name, tool.name)
+        message = f"The input of this {tool.name} call was not valid JSON ({use.input_error}); it did not run."
+        return _finish(ctx, CallOutcome(error_block(use.id, message)))
     try:
-        value = tool.input_model.model_validate(use.input if use.input is not None else {})
+        value = parse_input(tool, use.input)
     except ValidationError as exc:
         ctx.progress.tool_started(use.id, tool.name, tool.name)
         return _finish(ctx, CallOutcome(error_block(use.id, format_validation_error(tool.name, exc))))
     ctx.progress.tool_started(use.id, tool.name, tool.summary(value) or tool.name)
     new_rule: PermissionRule | None = None
+    ran = False
     try:
         validation = await tool.validate_input(value, ctx)
         if not validation.ok:
@@ -151,16 +165,19 @@ async def run_tool_use(use: ToolUse, tools: Sequence[Tool[Any]], ctx: ToolUseCon
             allowed, new_rule, message = await _ask(tool, value, use, decision, ctx)
             if not allowed:
                 return _finish(ctx, CallOutcome(error_block(use.id, message)))
+        if on_call_start is not None:
+            on_call_start()
+        ran = True
         result = await tool.call(value, ctx)
-        block = truncate_result(tool.map_result_to_block(result.data, use.id), tool.max_result_size_chars)
-        next_ctx = result.context_modifier(ctx) if result.context_modifier else None
-        return _finish(ctx, CallOutcome(block, new_rule, result.new_messages, next_ctx))
+        block = tool.map_result_to_block(result.data, use.id)
+        block = await limit_result(block, tool.max_result_size_chars, ctx.options.results_dir)
+        return _finish(ctx, CallOutcome(block, new_rule, result.new_messages, result.context_modifier, ran=True))
     except ToolError as exc:
-        return _finish(ctx, CallOutcome(error_block(use.id, str(exc)), new_rule))
+        return _finish(ctx, CallOutcome(error_block(use.id, str(exc)), new_rule, ran=ran))
     except Exception as exc:  # a crash inside a tool must not lose the call
         log.exception("tool %s crashed", tool.name)
         message = f"{tool.name} failed: {type(exc).__name__}: {exc}"
-        return _finish(ctx, CallOutcome(error_block(use.id, message), new_rule))
+        return _finish(ctx, CallOutcome(error_block(use.id, message), new_rule, ran=ran))
 
 
 def _finish(ctx: ToolUseContext, outcome: CallOutcome) -> CallOutcome:

@@ -104,7 +104,7 @@ class Tool(Generic[InputT]):
     summary: Callable[[InputT], str] = field(default=lambda _: "")
     user_facing_name: Callable[[InputT | None], str] = field(default=lambda _: "")
     map_result_to_block: Callable[[Any, str], dict[str, Any]] = default_result_block
-    max_result_size_chars: int = 100_000
+    max_result_size_chars: float = 50_000
     should_defer: bool = False
     always_load: bool = False
 

@@ -271,6 +271,7 @@ BASH = build_tool(
     validate_input=validator(_check),
     is_read_only=lambda _: False,
     is_concurrency_safe=lambda _: False,
+    interrupt_behavior="cancel",  # stopping the turn kills a running command
     rule_content=lambda value: value.command,
     summary=_summary,
 )

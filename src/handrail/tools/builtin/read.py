@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from pydantic import Field
@@ -123,6 +124,7 @@ READ = build_tool(
     validate_input=validator(_check),
     is_read_only=lambda _: True,
     is_concurrency_safe=lambda _: True,
+    max_result_size_chars=math.inf,  # Read bounds its own output (limit, long lines, MAX_OUTPUT_CHARS)
     paths=_paths,
     rule_content=lambda value: value.file_path,
     summary=lambda value: f"Read {value.file_path}",
