@@ -280,3 +280,13 @@ async def test_invalid_json_input_is_answered_without_running(tmp_path: Path) ->
     outcomes = await run_tools([bad], _tools(lab), _ctx(lab, tmp_path))
     assert outcomes[0].is_error and "not valid JSON" in str(outcomes[0].block["content"])
     assert lab.log == []
+
+
+async def test_calls_stopped_before_their_first_step_are_still_answered(tmp_path: Path) -> None:
+    lab = Lab()
+    executor = StreamingToolExecutor(_tools(lab), _ctx(lab, tmp_path))
+    executor.add(_use("Safe", "a"))
+    executor.add(_use("Safe", "b"))
+    await executor.discard()  # no await in between: neither task has run a step yet
+    assert len(executor.outcomes()) == 2 and lab.log == []
+    assert [kind for kind, _ in lab.progress].count("end") == 2

@@ -188,7 +188,21 @@ class StreamingToolExecutor:
 
     def _start(self, call: _Call) -> None:
         call.state = "executing"
-        call.task = asyncio.create_task(self._run(call, self._context()), name=f"tool {call.use.name} {call.use.id}")
+        ctx = self._context()
+        call.task = asyncio.create_task(self._run(call, ctx), name=f"tool {call.use.name} {call.use.id}")
+        call.task.add_done_callback(lambda _: self._answer_if_unanswered(call, ctx))
+
+    def _answer_if_unanswered(self, call: _Call, ctx: ToolUseContext) -> None:
+        """A task cancelled before its first step never runs its body: answer its call here."""
+        if call.outcome is None:
+            self._complete(call, self._aborted(call, ctx))
+
+    @staticmethod
+    def _aborted(call: _Call, ctx: ToolUseContext) -> CallOutcome:
+        reason = call.abort_reason or "user_interrupted"
+        message = call.abort_message or ABORT_MESSAGES[reason]
+        ctx.progress.tool_finished(call.use.id, is_error=True, text=message)
+        return CallOutcome(error_block(call.use.id, message))
 
     async def _run(self, call: _Call, ctx: ToolUseContext) -> None:
         def mark_calling() -> None:
@@ -197,10 +211,7 @@ class StreamingToolExecutor:
         try:
             outcome = await run_tool_use(call.use, self._tools, ctx, on_call_start=mark_calling)
         except asyncio.CancelledError:
-            reason = call.abort_reason or "user_interrupted"
-            message = call.abort_message or ABORT_MESSAGES[reason]
-            outcome = CallOutcome(error_block(call.use.id, message))
-            ctx.for_call(call.use.id).progress.tool_finished(call.use.id, is_error=True, text=message)
+            outcome = self._aborted(call, ctx)
         self._complete(call, outcome)
 
     def _settle(self, call: _Call, reason: AbortReason, message: str) -> None:

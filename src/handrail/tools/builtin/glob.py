@@ -11,7 +11,7 @@ from handrail.tools.builtin._common import ToolInput, require_absolute, validato
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.ripgrep import VCS_DIRS, newest_first, run_rg
+from handrail.tools.ripgrep import VCS_DIRS, find_rg, newest_first, run_rg
 
 MAX_RESULTS = 100
 _GLOB_CHARS = frozenset("*?[]{}")
@@ -104,6 +104,7 @@ def _paths(value: GlobInput) -> tuple[Path, ...]:
 
 GLOB = build_tool(
     name="Glob",
+    is_enabled=lambda: find_rg() is not None,  # offered only where ripgrep is installed
     input_model=GlobInput,
     description="Find files by glob pattern",
     prompt=PROMPT,

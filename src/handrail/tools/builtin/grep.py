@@ -12,7 +12,7 @@ from handrail.tools.builtin._common import ToolInput, require_absolute, validato
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.ripgrep import VCS_DIRS, newest_first, run_rg
+from handrail.tools.ripgrep import VCS_DIRS, find_rg, newest_first, run_rg
 
 MAX_COLUMNS = 500
 MAX_OUTPUT_CHARS = 50_000
@@ -215,6 +215,7 @@ def _summary(value: GrepInput) -> str:
 
 GREP = build_tool(
     name="Grep",
+    is_enabled=lambda: find_rg() is not None,  # offered only where ripgrep is installed
     input_model=GrepInput,
     description="Search file contents with a regular expression (ripgrep)",
     prompt=PROMPT,
