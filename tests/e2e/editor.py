@@ -87,6 +87,9 @@ class Editor:
         """Apply a workspace edit the way editors do."""
         self.edits.append(params)
         for change in params.edit.document_changes or []:
+            if isinstance(change, types.CreateFile):
+                self._create(change.uri)
+                continue
             assert isinstance(change, types.TextDocumentEdit), f"unexpected change {change!r}"
             uri = change.text_document.uri
             doc = self.buffers.get(uri)
@@ -102,6 +105,13 @@ class Editor:
                 scratch.apply_change(types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text))
             self._set_text(uri, scratch.source)
         return types.ApplyWorkspaceEditResult(applied=True)
+
+    def _create(self, uri: str) -> None:
+        """Like VS Code: an empty file on disk, opened in a buffer."""
+        path = Path(TextDocument(uri).path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+        self.open(path, "")
 
     def save(self, uri: str) -> dict[str, bool]:
         """Save a buffer to disk."""
@@ -142,7 +152,9 @@ def capabilities(*, rich: bool, save: bool) -> types.ClientCapabilities:
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
             configuration=True,
-            workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True),
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=True, resource_operations=[types.ResourceOperationKind.Create]
+            ),
         ),
         general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),
         experimental=experimental,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsprotocol import types
+
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from tests.e2e.editor import Editor, result_text, tool_results
 
@@ -125,3 +127,17 @@ async def test_stale_edit_skipped_by_the_editor_is_reported(editor: Editor, mode
     assert block["is_error"] is True, block
     assert "did not apply" in result_text(block)
     assert editor.buffer(notes) == "alpha\nbeta\ngamma\nuser was faster\n"
+
+
+async def test_new_file_is_created_through_the_editor_and_saved(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    target = workspace / "pkg" / "new_module.py"
+    model.add(Reply.of(ToolUse("Write", {"file_path": str(target), "content": "VALUE = 1\n"})), Reply.of(Text("ok")))
+    editor.answers.append("Allow once")
+    await editor.ask("create a module")
+    assert editor.buffer(target) == "VALUE = 1\n"  # it opened in the editor
+    assert target.read_text() == "VALUE = 1\n"  # and was saved
+    assert any(isinstance(c, types.CreateFile) for e in editor.edits for c in e.edit.document_changes or [])
+    (block,) = tool_results(model.requests[1])
+    assert not block.get("is_error"), block

@@ -210,7 +210,9 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     catalog = SessionCatalog(session, pool)
     deferred = tuple(t.name for t in pool.deferred())
     sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
-    fs = EditorFileSystem(ls, ls.document_watch, lambda: ls.features.save_document)
+    fs = EditorFileSystem(
+        ls, ls.document_watch, lambda: ls.features.save_document, lambda: ls.features.create_files
+    )
     prompter = LspPrompter(ls, ls.features, chat)
     options = ToolOptions(
         cwd=roots[0],

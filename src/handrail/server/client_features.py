@@ -17,6 +17,7 @@ class ClientFeatures:
     permission_request: bool = False
     save_document: bool = False
     ask_user: bool = False
+    create_files: bool = False
 
     @classmethod
     def from_capabilities(cls, capabilities: types.ClientCapabilities | None) -> ClientFeatures:
@@ -27,4 +28,12 @@ class ClientFeatures:
             permission_request=field_of(handrail, "permissionRequest") is True,
             save_document=field_of(handrail, "saveDocument") is True,
             ask_user=field_of(handrail, "askUser") is True,
+            create_files=_can_create_files(capabilities),
         )
+
+
+def _can_create_files(capabilities: types.ClientCapabilities | None) -> bool:
+    workspace = capabilities.workspace if capabilities is not None else None
+    edit = workspace.workspace_edit if workspace is not None else None
+    operations = edit.resource_operations if edit is not None else None
+    return bool(operations) and types.ResourceOperationKind.Create in (operations or [])

@@ -76,10 +76,17 @@ def _same_path(a: Path, b: Path) -> bool:
 class EditorFileSystem:
     """A `WorkspaceFileSystem` backed by the LSP client's open documents and the disk."""
 
-    def __init__(self, server: LanguageServer, watch: DocumentWatch, can_save: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        server: LanguageServer,
+        watch: DocumentWatch,
+        can_save: Callable[[], bool],
+        can_create: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._server = server
         self._watch = watch
         self._can_save = can_save
+        self._can_create = can_create
         self._disk = DiskFileSystem()
 
     def open_document(self, path: Path) -> TextDocument | None:
@@ -112,12 +119,72 @@ class EditorFileSystem:
         """The bytes on disk."""
         return await self._disk.read_bytes(path)
 
+    async def dirty_buffers(self) -> dict[Path, str]:
+        """Open documents whose text differs from the disk, by path."""
+        found: dict[Path, str] = {}
+        for uri, document in list(self._server.workspace.text_documents.items()):
+            fs_path = to_fs_path(uri)
+            if fs_path is None:
+                continue
+            path = Path(fs_path)
+            disk = await asyncio.to_thread(_try_read_disk, path)
+            if disk is None or disk.text != document.source:
+                found[path] = document.source
+        return found
+
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
-        """Write through the editor when the document is open, else to disk."""
+        """Write through the editor when the document is open, else to disk.
+
+        A new file is created through the editor (so it opens there, saved) when the
+        client can create files and save on request; otherwise it is written to disk.
+        """
         document = self.open_document(path)
-        if document is None:
-            return await self._disk.write(path, text, base=base, label=label)
-        return await self._write_buffer(path, document, text, base, label)
+        if document is not None:
+            return await self._write_buffer(path, document, text, base, label)
+        if base is None and self._can_create() and self._can_save() and not path.exists():
+            created = await self._create_in_editor(path, text, label)
+            if created is not None:
+                return created
+        return await self._disk.write(path, text, base=base, label=label)
+
+    async def _create_in_editor(self, path: Path, text: str, label: str) -> WriteOutcome | None:
+        """Create `path` with `text` through `workspace/applyEdit`, then have the client save it."""
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        uri = path_to_uri(path)
+        insert = types.TextEdit(
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+            new_text=text,
+        )
+        edit = types.WorkspaceEdit(
+            document_changes=[
+                types.CreateFile(uri=uri),
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None), edits=[insert]
+                ),
+            ]
+        )
+        result = await self._server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
+        if not result.applied:
+            log.info("client did not create %s (%s); writing it to disk", path, result.failure_reason)
+            return None if not path.exists() else await self._finish_created(path, text)
+        await self._watch.wait_until(
+            lambda: (doc := self.open_document(path)) is not None and doc.source == text, APPLY_CONFIRM_TIMEOUT
+        )
+        return await self._finish_created(path, text)
+
+    async def _finish_created(self, path: Path, text: str) -> WriteOutcome:
+        document = self.open_document(path)
+        if document is not None and document.source == text and await self._save(document.uri, path, text):
+            return WriteOutcome(path, on_disk=True, in_buffer=True)
+        disk = await asyncio.to_thread(_try_read_disk, path)
+        if disk is not None and disk.text == text:
+            return WriteOutcome(path, on_disk=True, in_buffer=document is not None)
+        # The client made the file but did not fill and save it: write it ourselves, unless the user
+        # already typed into the new buffer.
+        if document is None or document.source in ("", text):
+            outcome = await self._disk.write(path, text, base=None, label="")
+            return WriteOutcome(path, on_disk=outcome.on_disk, in_buffer=document is not None)
+        raise WriteConflictError(f"{path} was created in the editor but its content differs; read it again.")
 
     async def _write_buffer(
         self, path: Path, document: TextDocument, text: str, base: FileSnapshot | None, label: str

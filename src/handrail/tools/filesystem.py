@@ -11,6 +11,7 @@ import codecs
 import hashlib
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -73,6 +74,10 @@ class WorkspaceFileSystem(Protocol):
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
         """Replace the content of `path` with `text`; `base` is the snapshot the change was made from."""
+        ...
+
+    async def dirty_buffers(self) -> Mapping[Path, str]:
+        """Open editor buffers whose text differs from the disk (for searches to include)."""
         ...
 
 
@@ -148,6 +153,10 @@ class DiskFileSystem:
     async def read_bytes(self, path: Path) -> bytes:
         """The raw bytes of `path`."""
         return await asyncio.to_thread(path.read_bytes)
+
+    async def dirty_buffers(self) -> Mapping[Path, str]:
+        """No editor, no buffers."""
+        return {}
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
         """Write atomically, refusing when the disk moved on since `base`."""
