@@ -1,28 +1,93 @@
-"""The immutable permission context a session decides with."""
+"""The immutable permission context a session decides with, and how it is built from settings."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from types import MappingProxyType
+from typing import Any, Literal
 
 from handrail.permissions.rules import PermissionRule
+from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
+from handrail.permissions.sources import LoadedSettings, LoadedSource
+from handrail.permissions.trust import Approvals, file_trust, inactive_reason
 
 RuleBehavior = Literal["allow", "deny", "ask"]
+BYPASS_DISABLED_REASON = "inactive: bypassPermissions mode is disabled by policy"
+
+
+def freeze_json(value: Any) -> Any:
+    """A read-only copy of decoded JSON: objects become MappingProxyType, arrays tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): freeze_json(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(freeze_json(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class InactiveRule:
+    """A rule that was read but is not in force, and why (for the user to see)."""
+
+    behavior: RuleBehavior
+    rule: PermissionRule
+    reason: str
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class InactiveSetting:
+    """A single-valued setting (`defaultMode`, `additionalDirectories`, `hooks`) that is not in force, and why."""
+
+    source: str
+    key: str
+    reason: str
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class SourcedHooks:
+    """The hooks configuration of one source, frozen (objects are MappingProxyType, arrays tuples)."""
+
+    source: str
+    config: Mapping[str, Any]
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, MappingProxyType):
+            object.__setattr__(self, "config", freeze_json(self.config))
 
 
 @dataclass(frozen=True)
 class PermissionContext:
-    """Workspace roots and rules in force; changed only by making a new context."""
+    """Everything a decision depends on; changed only by making a new context.
+
+    `cwd` defaults to the first workspace root. The working directories are the
+    workspace roots plus `additional_directories`.
+    """
 
     workspace_roots: tuple[Path, ...] = ()
     allow: tuple[PermissionRule, ...] = ()
     deny: tuple[PermissionRule, ...] = ()
     ask: tuple[PermissionRule, ...] = ()
+    mode: PermissionMode = "default"
+    additional_directories: tuple[Path, ...] = ()
+    cwd: Path | None = None
+    bypass_disabled: bool = False
+    inactive_rules: tuple[InactiveRule, ...] = ()
+    inactive_settings: tuple[InactiveSetting, ...] = ()
+    hooks: tuple[SourcedHooks, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in PERMISSION_MODES:
+            raise ValueError(f"unknown permission mode {self.mode!r}")
+        if self.mode == "bypassPermissions" and self.bypass_disabled:
+            raise ValueError("bypassPermissions mode is disabled by policy")
 
     def with_rule(self, behavior: RuleBehavior, rule: PermissionRule) -> PermissionContext:
         """A new context with `rule` added under `behavior` (no duplicates)."""
-        current: tuple[PermissionRule, ...] = getattr(self, behavior)
+        current = self.rules(behavior)
         if rule in current:
             return self
         added = (*current, rule)
@@ -32,7 +97,123 @@ class PermissionContext:
             return replace(self, deny=added)
         return replace(self, ask=added)
 
+    def with_mode(self, mode: PermissionMode) -> PermissionContext:
+        """A new context in `mode`; raises ValueError for an unknown mode or a bypass that policy disabled."""
+        if mode == self.mode:
+            return self
+        return replace(self, mode=mode)
+
     def rules(self, behavior: RuleBehavior) -> tuple[PermissionRule, ...]:
         """The rules under `behavior`."""
         rules: tuple[PermissionRule, ...] = getattr(self, behavior)
         return rules
+
+    def hooks_by_source(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+        """The hooks in force as (source, frozen config) pairs, in precedence order (for `hooks.commands_for`)."""
+        return tuple((hooks.source, hooks.config) for hooks in self.hooks)
+
+    @property
+    def working_directories(self) -> tuple[Path, ...]:
+        """Where the agent works: the workspace roots and the additional directories."""
+        return (*self.workspace_roots, *self.additional_directories)
+
+    @property
+    def effective_cwd(self) -> Path:
+        """The folder relative paths and `./x` rules are taken from."""
+        if self.cwd is not None:
+            return self.cwd
+        if self.workspace_roots:
+            return self.workspace_roots[0]
+        return Path.cwd()
+
+
+def _directories(source: LoadedSource) -> tuple[Path, ...]:
+    base = source.root if source.root is not None else Path.cwd()
+    out: list[Path] = []
+    for text in source.settings.permissions.additional_directories:
+        path = Path(text).expanduser()
+        out.append(path if path.is_absolute() else base / path)
+    return tuple(out)
+
+
+def build_context(
+    loaded: LoadedSettings,
+    approvals: Approvals,
+    *,
+    workspace_roots: Sequence[Path],
+    cwd: Path | None = None,
+) -> PermissionContext:
+    """The context the loaded sources and the trust state give.
+
+    Deny and ask rules of every source apply. Allow rules, `defaultMode`,
+    `additionalDirectories` and hooks of a source apply only as far as
+    `handrail.permissions.trust` believes it; what does not apply is listed in
+    `inactive_rules` / `inactive_settings` with a reason. Single-valued settings are
+    taken from the highest source that sets them (policy > cli > local > project >
+    user > session). `disableBypassPermissionsMode` is honoured from any source.
+    """
+    rules: dict[RuleBehavior, list[PermissionRule]] = {"allow": [], "deny": [], "ask": []}
+    inactive_rules: list[InactiveRule] = []
+    inactive_settings: list[InactiveSetting] = []
+    hooks: list[SourcedHooks] = []
+    directories: list[Path] = []
+    modes: list[tuple[LoadedSource, PermissionMode]] = []
+    bypass_disabled = any(s.settings.permissions.disable_bypass_permissions_mode == "disable" for s in loaded.sources)
+
+    for source in loaded.sources:
+        state = file_trust(source, approvals)
+        reason = inactive_reason(source, state)
+        permissions = source.settings.permissions
+        rules["deny"].extend(source.rules("deny"))
+        rules["ask"].extend(source.rules("ask"))
+
+        def off(key: str, why: str, source: LoadedSource = source) -> None:
+            inactive_settings.append(InactiveSetting(source.source, key, why, source.path))
+
+        if state == "untrusted":
+            assert reason is not None
+            inactive_rules.extend(InactiveRule("allow", r, reason, source.path) for r in source.rules("allow"))
+            if permissions.default_mode is not None:
+                off("defaultMode", reason)
+            if permissions.additional_directories:
+                off("additionalDirectories", reason)
+            if source.settings.hooks:
+                off("hooks", reason)
+            continue
+        if reason is not None:  # trusted, but this content was not approved
+            inactive_rules.extend(InactiveRule("allow", r, reason, source.path) for r in source.rules("allow"))
+            if source.settings.hooks:
+                off("hooks", reason)
+            if permissions.default_mode == "bypassPermissions":
+                off("defaultMode", reason)
+            elif permissions.default_mode is not None:
+                modes.append((source, permissions.default_mode))
+        else:
+            rules["allow"].extend(source.rules("allow"))
+            if source.settings.hooks:
+                hooks.append(SourcedHooks(source.source, source.settings.hooks, source.path))
+            if permissions.default_mode is not None:
+                modes.append((source, permissions.default_mode))
+        directories.extend(_directories(source))
+
+    mode: PermissionMode = "default"
+    for source, candidate in modes:  # sources are in precedence order
+        if candidate == "bypassPermissions" and bypass_disabled:
+            inactive_settings.append(InactiveSetting(source.source, "defaultMode", BYPASS_DISABLED_REASON, source.path))
+            continue
+        mode = candidate
+        break
+
+    return PermissionContext(
+        workspace_roots=tuple(workspace_roots),
+        allow=tuple(dict.fromkeys(rules["allow"])),
+        deny=tuple(dict.fromkeys(rules["deny"])),
+        ask=tuple(dict.fromkeys(rules["ask"])),
+        mode=mode,
+        additional_directories=tuple(dict.fromkeys(directories)),
+        cwd=cwd,
+        bypass_disabled=bypass_disabled,
+        inactive_rules=tuple(inactive_rules),
+        inactive_settings=tuple(inactive_settings),
+        hooks=tuple(hooks),
+    )

@@ -8,7 +8,19 @@ from typing import Literal
 Behavior = Literal["allow", "deny", "ask"]
 CheckBehavior = Literal["allow", "deny", "ask", "passthrough"]
 
-ReasonType = Literal["rule", "mode", "read_only_in_workspace", "tool", "user", "default", "outside_workspace"]
+ReasonType = Literal[
+    "rule",
+    "mode",
+    "read_only_in_workspace",
+    "tool",
+    "user",
+    "default",
+    "outside_workspace",
+    "safety_check",
+    "working_dir",
+    "hook",
+    "other",
+]
 
 
 @dataclass(frozen=True)

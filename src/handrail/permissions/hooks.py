@@ -85,8 +85,10 @@ def commands_for(hooks_by_source: Sequence[tuple[str, Mapping[str, Any]]], event
                 if not isinstance(command, str) or not command.strip():
                     continue
                 timeout = hook.get("timeout")
-                positive = isinstance(timeout, int | float) and timeout > 0
-                found.append(HookCommand(command, float(timeout) if positive else DEFAULT_TIMEOUT_SECONDS, source))
+                seconds = DEFAULT_TIMEOUT_SECONDS
+                if isinstance(timeout, int | float) and timeout > 0:
+                    seconds = float(timeout)
+                found.append(HookCommand(command, seconds, source))
     return found
 
 

@@ -1,14 +1,54 @@
-"""The decision pipeline: rules, the tool's own check, and the read-only default, in that order."""
+"""The decision pipeline. Steps, in order; the first that decides wins:
+
+1. a tool-wide deny rule → deny
+2. a tool-wide ask rule → ask
+3. the tool's own check says deny → deny
+4. content-specific deny rules → deny, then content-specific ask rules → ask
+5. safety checks no mode skips: writes to `.git/`, `.handrail/`, shell rc files or
+   handrail's own settings and approvals (`~/.config/handrail`, `~/.local/state/handrail`) → ask
+   (`safety_check`); writes outside the working directories → ask (`working_dir`)
+   unless an allow rule names those paths explicitly
+6. the mode: `plan` denies what is not read-only; `bypassPermissions` allows;
+   `acceptEdits` allows file edits inside the working directories
+7. the tool's own check says ask → ask (a tool-wide allow rule overrides it)
+8. allow rules → allow (a compound shell command needs every part allowed)
+9. the tool's own check says allow → allow
+10. read-only calls inside the working directories → allow; outside → ask
+11. anything else → ask
+
+In `dontAsk` mode every ask becomes a deny. Any exception inside the pipeline denies.
+File rules are checked against both the path as written and its resolved target: a
+deny on either denies, an allow must cover both.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
-from handrail.permissions.paths import is_inside
-from handrail.permissions.rules import PermissionRule, rule_matches
+from handrail.permissions.paths import absolute, is_inside, is_inside_both, resolve
+from handrail.permissions.rules import (
+    EDIT_TOOLS,
+    FILE_TOOLS,
+    MCP_PREFIX,
+    PermissionRule,
+    bash_specifier_matches,
+    bash_subcommands,
+    path_candidates,
+    rule_covers_tool,
+    rule_matches_call,
+    url_host,
+)
+from handrail.permissions.sources import DEFAULT_POLICY_PATH, user_settings_path
+from handrail.permissions.trust import approvals_path
+
+PROTECTED_DIRECTORIES: frozenset[str] = frozenset({".git", ".handrail"})
+SHELL_RC_FILES: frozenset[str] = frozenset(
+    {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin"}
+)
 
 
 @dataclass(frozen=True)
@@ -21,33 +61,170 @@ class CallFacts:
     paths: tuple[Path, ...] = ()
 
 
-def _first_match(context: PermissionContext, behavior: RuleBehavior, facts: CallFacts) -> PermissionRule | None:
+def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
+    """Decide one call. Fails closed: anything not explicitly allowed is asked, any error denies."""
+    try:
+        decision = _decide(facts, check, context)
+        if context.mode == "dontAsk" and decision.behavior == "ask":
+            message = f"dontAsk mode refuses anything that would need approval ({decision.reason.message})"
+            return PermissionDecision("deny", DecisionReason("mode", message, decision.reason.rule), decision.diff)
+        return decision
+    except Exception as exc:
+        message = f"the permission check failed ({type(exc).__name__}: {exc}), so the call was refused"
+        return PermissionDecision("deny", DecisionReason("other", message))
+
+
+def _rule_text(rule: PermissionRule) -> str:
+    return f"{rule} ({rule.source})"
+
+
+def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) -> PermissionRule | None:
+    return next((r for r in context.rules(behavior) if r.specifier is None and rule_covers_tool(r.tool, tool)), None)
+
+
+def _content_match(
+    context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
+) -> PermissionRule | None:
     for rule in context.rules(behavior):
-        if rule_matches(rule, facts.tool_name, facts.rule_content):
+        if rule.specifier is not None and rule_matches_call(
+            rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
+        ):
             return rule
     return None
 
 
-def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
-    """Decide one call. Fails closed: anything not explicitly allowed is asked."""
+def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -> tuple[PermissionRule, ...]:
+    """The allow rules that together cover the call (empty when they do not)."""
+    if (rule := _tool_wide(context, "allow", facts.tool_name)) is not None:
+        return (rule,)
+    if (rule := _content_match(context, "allow", facts, cwd)) is not None:
+        return (rule,)
+    if facts.tool_name == "Bash" and facts.rule_content:
+        parts = bash_subcommands(facts.rule_content)
+        if parts is None or len(parts) < 2:
+            return ()
+        bash_rules = [r for r in context.allow if r.tool == "Bash" and r.specifier is not None]
+        used: list[PermissionRule] = []
+        for part in parts:
+            rule = next((r for r in bash_rules if r.specifier and bash_specifier_matches(r.specifier, part)), None)
+            if rule is None:
+                return ()
+            used.append(rule)
+        return tuple(dict.fromkeys(used))
+    return ()
+
+
+def _targets(facts: CallFacts, cwd: Path) -> tuple[Path, ...]:
+    return tuple(p if p.is_absolute() else cwd / p for p in facts.paths)
+
+
+def handrail_state_directories() -> tuple[Path, ...]:
+    """Where handrail keeps its own settings and approvals: writing there could grant the agent anything."""
+    return (user_settings_path().parent, approvals_path().parent, DEFAULT_POLICY_PATH.parent)
+
+
+def _safety_problem(paths: Sequence[Path], cwd: Path) -> str | None:
+    state = handrail_state_directories()
+    for path in paths:
+        for candidate in path_candidates(path, cwd):
+            if is_inside(candidate, state) or any(
+                candidate == absolute(d) or absolute(d) in candidate.parents for d in state
+            ):
+                return f"{candidate} holds handrail's own settings, so changing it always needs approval"
+            if PROTECTED_DIRECTORIES & set(candidate.parts):
+                protected = next(p for p in candidate.parts if p in PROTECTED_DIRECTORIES)
+                return f"{candidate} is inside a {protected}/ folder, so changing it always needs approval"
+            if candidate.name in SHELL_RC_FILES:
+                return f"{candidate} is a shell startup file, so changing it always needs approval"
+    return None
+
+
+def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
+    """The rules an "always allow" answer would add, normalised (empty when none is safe to offer)."""
+    tool = facts.tool_name
+    content = facts.rule_content
+    if tool == "Bash":
+        parts = bash_subcommands(content) if content else None
+        return (f"Bash({parts[0]})",) if parts is not None and len(parts) == 1 else ()
+    if tool in FILE_TOOLS:
+        paths = _targets(facts, cwd) or ((Path(content),) if content else ())
+        family = "Edit" if tool in EDIT_TOOLS else "Read"
+        texts = [str(absolute(p if p.is_absolute() else cwd / p)) for p in paths]
+        if not texts or any(ch in text for text in texts for ch in "*?[]()"):
+            return ()
+        return tuple(f"{family}(/{text})" for text in texts)
+    if tool == "WebFetch":
+        host = url_host(content) if content else None
+        return (f"WebFetch(domain:{host})",) if host else ()
+    if tool.startswith(MCP_PREFIX):
+        return (tool,)
+    return (tool,)
+
+
+def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
+    cwd = context.effective_cwd
+    tool = facts.tool_name
+    working = context.working_directories
 
     def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
-        return PermissionDecision(behavior, reason, check.diff, check.suggestions)
+        if behavior != "ask":
+            return PermissionDecision(behavior, reason, check.diff, check.suggestions)
+        suggestions = () if reason.type == "safety_check" else check.suggestions or suggest_rules(facts, cwd)
+        return PermissionDecision(behavior, reason, check.diff, suggestions)
 
-    if (rule := _first_match(context, "deny", facts)) is not None:
-        return verdict("deny", DecisionReason("rule", f"denied by the rule {rule} ({rule.source})", str(rule)))
+    def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
+        words = {"allow": "allowed by", "deny": "denied by", "ask": "approval asked by"}[behavior]
+        return verdict(behavior, DecisionReason("rule", f"{words} the rule {_rule_text(rule)}", str(rule)))
+
+    # 1-2: tool-wide rules
+    if (rule := _tool_wide(context, "deny", tool)) is not None:
+        return by_rule("deny", rule)
+    if (rule := _tool_wide(context, "ask", tool)) is not None:
+        return by_rule("ask", rule)
+    # 3: the tool's own deny
     if check.behavior == "deny":
-        return verdict("deny", DecisionReason("tool", check.message))
-    if (rule := _first_match(context, "ask", facts)) is not None:
-        return verdict("ask", DecisionReason("rule", f"the rule {rule} ({rule.source}) asks", str(rule)))
+        return verdict("deny", DecisionReason("tool", check.message or f"{tool} refused this call"))
+    # 4: content-specific rules
+    if (rule := _content_match(context, "deny", facts, cwd)) is not None:
+        return by_rule("deny", rule)
+    if (rule := _content_match(context, "ask", facts, cwd)) is not None:
+        return by_rule("ask", rule)
+    # 5: safety checks
+    targets = _targets(facts, cwd)
+    writes = not facts.read_only and bool(targets)
+    if writes:
+        if (problem := _safety_problem(targets, cwd)) is not None:
+            return verdict("ask", DecisionReason("safety_check", problem))
+        outside = [p for p in targets if not is_inside_both(p, working)]
+        if outside and _content_match(context, "allow", facts, cwd) is None:
+            names = ", ".join(str(resolve(p)) for p in outside)
+            return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
+    # 6: the mode
+    if context.mode == "plan" and not facts.read_only:
+        return verdict(
+            "deny", DecisionReason("mode", "plan mode: only read-only tools may run until the plan is approved")
+        )
+    if context.mode == "bypassPermissions" and not context.bypass_disabled:
+        return verdict("allow", DecisionReason("mode", "bypassPermissions mode allows every call"))
+    if context.mode == "acceptEdits" and tool in EDIT_TOOLS and writes:
+        return verdict("allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories"))
+    # 7: the tool's own ask (a tool-wide allow rule overrides it)
     if check.behavior == "ask":
-        return verdict("ask", DecisionReason("tool", check.message))
+        if (rule := _tool_wide(context, "allow", tool)) is not None:
+            return by_rule("allow", rule)
+        return verdict("ask", DecisionReason("tool", check.message or f"{tool} asks for approval"))
+    # 8: allow rules
+    if allowed := _allowed_by_rules(context, facts, cwd):
+        if len(allowed) == 1:
+            return by_rule("allow", allowed[0])
+        names = ", ".join(_rule_text(r) for r in allowed)
+        return verdict("allow", DecisionReason("rule", f"every part is allowed by the rules {names}", str(allowed[0])))
+    # 9: the tool's own allow
     if check.behavior == "allow":
-        return verdict("allow", DecisionReason("tool", check.message))
-    if (rule := _first_match(context, "allow", facts)) is not None:
-        return verdict("allow", DecisionReason("rule", f"allowed by the rule {rule} ({rule.source})", str(rule)))
+        return verdict("allow", DecisionReason("tool", check.message or f"{tool} allows this call"))
+    # 10-11: read-only inside the working directories, else ask
     if facts.read_only:
-        if all(is_inside(p, context.workspace_roots) for p in facts.paths):
+        if all(is_inside_both(p, working) for p in targets):
             return verdict(
                 "allow", DecisionReason("read_only_in_workspace", "reads inside the workspace run without asking")
             )

@@ -1,25 +1,64 @@
-"""Permission rules as written in settings: `Tool`, `Tool(specifier)`, `Bash(npm test:*)`.
+"""Permission rules as written in settings, following Claude Code's grammar.
 
-This is the first cut of the grammar: tool-wide rules, exact specifiers, and Bash
-prefix rules (`prefix:*` or `prefix *`). Parsing never raises; a malformed rule
-comes back as a `RuleError`.
+Forms:
+
+* `Tool` covers every call of the tool (`Tool(*)` means the same, except for file tools).
+* `Bash(npm test:*)` / `Bash(npm test *)`: a prefix at a word boundary; `*` elsewhere
+  matches any text (`Bash(git * --dry-run)`); anything else is an exact command.
+* `Read(...)`, `Edit(...)`, `Write(...)` (and the other file tools): gitignore-style path
+  patterns. `//abs/path` is absolute, `~/x` is under the home directory, `/x` is under the
+  rule's `root` (the folder its settings file governs), `./x` and `x` are under the cwd.
+  `**` matches any number of folders, `*` and `?` stay inside one path segment; a pattern
+  without a slash (`*.env`) matches at any depth. A pattern that matches a folder covers
+  everything inside it. `Edit` rules also cover Write, MultiEdit and NotebookEdit; `Read`
+  rules also cover the tools that read files (Grep, Glob, NotebookRead, LS).
+* `WebFetch(domain:example.com)`; `domain:*.example.com` covers the subdomains.
+* MCP: `mcp__server` and `mcp__server__*` cover all tools of a server, `mcp__server__tool` one tool.
+
+Parsing never raises; a malformed rule comes back as a `RuleError`. File rules are
+matched against absolute paths, both as written (made absolute, `..` folded) and fully
+resolved (`paths.resolve`): an allow rule must cover both, a deny or ask rule either.
+Bash allow rules with wildcards only cover simple commands: a compound command
+(`a && b`) is covered only when each part is (see `bash_subcommands`), and commands with
+substitutions, subshells or redirections are never covered by a wildcard allow rule.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
 
-_RULE = re.compile(r"^(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
+from handrail.permissions.paths import absolute, resolve
+
+MatchBehavior = Literal["allow", "deny", "ask"]
+
+_RULE = re.compile(r"^(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*(?:__\*)?)(?:\((?P<spec>.*)\))?$", re.DOTALL)
+
+EDIT_TOOLS: frozenset[str] = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+READ_TOOLS: frozenset[str] = frozenset({"Read", "Grep", "Glob", "NotebookRead", "LS"})
+FILE_TOOLS: frozenset[str] = EDIT_TOOLS | READ_TOOLS
+_RULE_FAMILIES: dict[str, frozenset[str]] = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS}
+MCP_PREFIX = "mcp__"
 
 
 @dataclass(frozen=True)
 class PermissionRule:
-    """One parsed rule; `specifier` is None for a rule that covers the whole tool."""
+    """One parsed rule; `specifier` is None for a rule that covers the whole tool.
+
+    `root` is the folder a `/x` path pattern is relative to (the place the rule's settings
+    file governs); without it such patterns are taken relative to the cwd.
+    """
 
     tool: str
     specifier: str | None = None
     source: str = "session"
+    root: Path | None = None
 
     def __str__(self) -> str:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
@@ -27,43 +66,365 @@ class PermissionRule:
 
 @dataclass(frozen=True)
 class RuleError:
-    """A rule that could not be parsed, with the reason."""
+    """A rule that could not be parsed, with the reason and (when meaningful) the 0-based offset in `text`."""
 
     text: str
     message: str
     source: str = "session"
+    position: int | None = None
 
 
-def parse_rule(text: str, source: str = "session") -> PermissionRule | RuleError:
+# ---------------------------------------------------------------------------- parsing
+
+
+def parse_rule(text: str, source: str = "session", *, root: Path | None = None) -> PermissionRule | RuleError:
     """Parse one rule string; malformed input gives a `RuleError`, never an exception."""
     stripped = text.strip()
+    offset = len(text) - len(text.lstrip())
+    if not stripped:
+        return RuleError(text, "empty rule", source, 0)
+    if "(" in stripped and not stripped.endswith(")"):
+        close = stripped.rfind(")")
+        if close == -1:
+            return RuleError(text, "missing ')' at the end of the rule", source, offset + len(stripped))
+        return RuleError(text, "unexpected text after ')'", source, offset + close + 1)
     match = _RULE.match(stripped)
     if match is None:
-        return RuleError(text, "expected Tool or Tool(specifier)", source)
+        return RuleError(text, "expected Tool or Tool(specifier)", source, offset)
+    tool = match.group("tool")
     spec = match.group("spec")
-    if spec is not None and not spec.strip():
-        return RuleError(text, "empty specifier: write the tool name alone to cover the whole tool", source)
-    return PermissionRule(match.group("tool"), spec.strip() if spec is not None else None, source)
+    if tool.endswith("__*") and not tool.startswith(MCP_PREFIX):
+        return RuleError(text, "a '__*' wildcard is only valid in MCP rules (mcp__server__*)", source, offset)
+    if spec is None:
+        return PermissionRule(tool, None, source, root)
+    spec_offset = offset + len(tool) + 1
+    if not spec.strip():
+        return RuleError(
+            text, "empty specifier: write the tool name alone to cover the whole tool", source, spec_offset
+        )
+    spec_offset += len(spec) - len(spec.lstrip())
+    spec = spec.strip()
+    if spec == "*" and tool not in FILE_TOOLS:  # for file tools `*` is a path pattern (any file below the cwd)
+        return PermissionRule(tool, None, source, root)
+    if tool.startswith(MCP_PREFIX):
+        return RuleError(
+            text, "MCP rules take no specifier: write mcp__server or mcp__server__tool", source, spec_offset
+        )
+    problem = _check_specifier(tool, spec)
+    if problem is not None:
+        message, where = problem
+        return RuleError(text, message, source, None if where is None else spec_offset + where)
+    return PermissionRule(tool, spec, source, root)
 
 
-def _bash_prefix(specifier: str) -> str | None:
-    if specifier.endswith(":*"):
-        return specifier[:-2]
-    if specifier.endswith(" *"):
-        return specifier[:-2]
+def _check_specifier(tool: str, spec: str) -> tuple[str, int | None] | None:
+    if tool == "Bash":
+        where = spec.find(":*")
+        if where != -1 and where != len(spec) - 2:
+            return "':*' is only allowed at the end of a Bash rule", where
+        if spec in (":*", "*:*"):
+            return "a prefix rule needs a prefix: write Bash alone to cover every command", 0
+        return None
+    if tool in FILE_TOOLS:
+        if "\0" in spec:
+            return "a path pattern cannot contain a NUL character", spec.index("\0")
+        if spec.startswith("~") and spec != "~" and not spec.startswith("~/"):
+            return "only '~/' is supported for the home directory (not '~user')", 0
+        return None
+    if tool == "WebFetch":
+        if not spec.startswith("domain:"):
+            return "a WebFetch rule looks like WebFetch(domain:example.com)", 0
+        domain = spec[len("domain:") :].strip()
+        host = domain[2:] if domain.startswith("*.") else domain
+        if not host or not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9\-.]*[A-Za-z0-9])?", host) or "*" in host:
+            return f"'{domain}' is not a domain (write example.com or *.example.com)", len("domain:")
     return None
 
 
-def rule_matches(rule: PermissionRule, tool_name: str, content: str | None) -> bool:
-    """Whether `rule` covers a call of `tool_name` whose rule content is `content`."""
-    if rule.tool != tool_name:
+# ---------------------------------------------------------------------------- matching
+
+
+def rule_covers_tool(rule_tool: str, tool_name: str) -> bool:
+    """Whether a rule written for `rule_tool` applies to calls of `tool_name` at all."""
+    if rule_tool == tool_name:
+        return True
+    if rule_tool.startswith(MCP_PREFIX):
+        server = rule_tool.removesuffix("__*")
+        # `mcp__server` and `mcp__server__*` cover every tool of the server
+        return (rule_tool.endswith("__*") or server.count("__") == 1) and tool_name.startswith(server + "__")
+    return tool_name in _RULE_FAMILIES.get(rule_tool, frozenset())
+
+
+def rule_matches(
+    rule: PermissionRule,
+    tool_name: str,
+    content: str | None,
+    paths: Sequence[Path] = (),
+    cwd: Path | None = None,
+    *,
+    behavior: MatchBehavior = "allow",
+) -> bool:
+    """Whether `rule` covers a call of `tool_name` whose rule content is `content`.
+
+    The optional arguments are those of `rule_matches_call`.
+    """
+    return rule_matches_call(rule, tool_name, content, paths, cwd, behavior=behavior)
+
+
+def rule_matches_call(
+    rule: PermissionRule,
+    tool_name: str,
+    content: str | None,
+    paths: Sequence[Path] = (),
+    cwd: Path | None = None,
+    *,
+    behavior: MatchBehavior = "allow",
+) -> bool:
+    """Whether `rule` covers one call.
+
+    `paths` are the files the call touches (relative ones are taken from `cwd`, default the
+    process cwd); without paths, a file tool's `content` is taken as its path. `behavior`
+    says what the match is for: an allow rule must cover everything the call does (every
+    path, both unresolved and resolved; every part of a shell command); a deny or ask rule
+    applies when it covers any part of it.
+    """
+    if not rule_covers_tool(rule.tool, tool_name):
         return False
     if rule.specifier is None:
         return True
-    if content is None:
-        return False
-    prefix = _bash_prefix(rule.specifier) if tool_name == "Bash" else None
-    if prefix is not None:
-        # a word boundary: `npm test:*` covers `npm test` and `npm test -x`, not `npm testing`
-        return content == prefix or content.startswith(prefix + " ")
+    if rule.tool == "Bash" and tool_name == "Bash":
+        return content is not None and _bash_rule_matches(rule.specifier, content, behavior)
+    if rule.tool in FILE_TOOLS and tool_name in FILE_TOOLS:
+        targets = tuple(paths) or ((Path(content),) if content else ())
+        return bool(targets) and _path_rule_matches(rule, targets, cwd, behavior)
+    if rule.tool == "WebFetch":
+        return content is not None and _domain_matches(rule.specifier, content)
     return content == rule.specifier
+
+
+# ---------------------------------------------------------------------------- Bash
+
+
+@lru_cache(maxsize=512)
+def _bash_pattern(specifier: str) -> re.Pattern[str]:
+    tail = False
+    body = specifier
+    if body.endswith(":*"):
+        body, tail = body[:-2], True
+    elif body.endswith(" *"):
+        body, tail = body[:-2].rstrip(), True
+    regex = ".*".join(re.escape(part) for part in body.split("*"))
+    if tail:  # a prefix at a word boundary: `npm test:*` covers `npm test` and `npm test -x`, not `npm testing`
+        regex += r"(?:[ \t].*)?"
+    return re.compile(regex, re.DOTALL)
+
+
+def bash_specifier_matches(specifier: str, command: str) -> bool:
+    """Whether a Bash specifier matches one command string, taken as plain text."""
+    return specifier == command or _bash_pattern(specifier).fullmatch(command) is not None
+
+
+def _bash_rule_matches(specifier: str, command: str, behavior: MatchBehavior) -> bool:
+    if specifier == command.strip():
+        return True
+    if behavior == "allow":
+        parts = bash_subcommands(command)
+        return parts is not None and len(parts) == 1 and bash_specifier_matches(specifier, parts[0])
+    return any(bash_specifier_matches(specifier, part) for part in bash_parts_for_deny(command))
+
+
+_OPERATORS = ("&&", "||", "|&", ";;", ";", "&", "|", "\n")
+_UNSAFE = ("$(", "`", "<(", ">(", "(", ")", ">", "<", "{", "}")
+# redirections that neither read nor write a file the rules could be about
+_HARMLESS_REDIRECT = re.compile(r"(?:[0-9]?>&[0-9]|(?:[0-9]|&)?>>?[ \t]*/dev/null)(?=[ \t;&|\n]|$)")
+_ASSIGNMENT = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"$`\\]*\"|[^\s'\"$`\\;&|<>()]*)[ \t]+)+")
+
+
+def bash_subcommands(command: str) -> tuple[str, ...] | None:
+    """The simple commands of a command line split at `;`, `&&`, `||`, `|`, `&` and newlines.
+
+    None when the line cannot be analysed safely: unbalanced quotes, command or process
+    substitution, subshells and groups, redirections, heredocs. Quoted text is kept as is.
+    The harmless redirections `2>&1`, `>&2` and `>/dev/null` (also `2>`, `&>`, `>>`) are dropped.
+    """
+    parts: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(command):
+        char = command[i]
+        if quote == "'":
+            current.append(char)
+            if char == "'":
+                quote = None
+            i += 1
+            continue
+        if char == "\\":
+            current.append(command[i : i + 2])
+            i += 2
+            continue
+        if quote == '"':
+            if command.startswith("$(", i) or char == "`":
+                return None
+            current.append(char)
+            if char == '"':
+                quote = None
+            i += 1
+            continue
+        if char in "'\"":
+            quote = char
+            current.append(char)
+            i += 1
+            continue
+        if (i == 0 or command[i - 1] in " \t") and (harmless := _HARMLESS_REDIRECT.match(command, i)):
+            i = harmless.end()
+            continue
+        if any(command.startswith(unsafe, i) for unsafe in _UNSAFE):
+            return None
+        operator = next((op for op in _OPERATORS if command.startswith(op, i)), None)
+        if operator is not None:
+            parts.append("".join(current).strip())
+            current = []
+            i += len(operator)
+            continue
+        current.append(char)
+        i += 1
+    if quote is not None:
+        return None
+    parts.append("".join(current).strip())
+    return tuple(part for part in parts if part)
+
+
+_CRUDE_SPLIT = re.compile(r"&&|\|\||[;&|\n()`{}<>]|\$\(")
+
+
+def bash_parts_for_deny(command: str) -> tuple[str, ...]:
+    """Every text a deny or ask rule is tried on: the whole line and each part of it.
+
+    When the line cannot be split properly, a crude split at every operator, bracket
+    and substitution is used instead, so `echo $(rm -rf x)` still meets `Bash(rm:*)`.
+    """
+    parts = bash_subcommands(command)
+    if parts is None:
+        parts = tuple(p.strip() for p in _CRUDE_SPLIT.split(command) if p.strip())
+    bare = (_ASSIGNMENT.sub("", part) for part in parts)  # `FOO=1 rm -rf x` still meets `Bash(rm:*)`
+    return tuple(dict.fromkeys((command.strip(), *parts, *bare)))
+
+
+# ---------------------------------------------------------------------------- paths
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    """A file rule's specifier split into the folder it is relative to and the gitignore-style pattern."""
+
+    base: Path
+    pattern: str
+    anchored: bool
+
+
+def path_pattern(specifier: str, root: Path | None, cwd: Path) -> PathPattern:
+    """Where a file rule's pattern is anchored, following Claude Code's prefixes."""
+    if specifier.startswith("//"):
+        return PathPattern(Path("/"), specifier[2:], True)
+    if specifier == "~" or specifier.startswith("~/"):
+        return PathPattern(Path.home(), specifier[2:], True)
+    if specifier.startswith("/"):
+        return PathPattern(root if root is not None else cwd, specifier[1:], True)
+    if specifier.startswith("./"):
+        return PathPattern(cwd, specifier[2:], True)
+    return PathPattern(cwd, specifier, "/" in specifier.rstrip("/"))
+
+
+@lru_cache(maxsize=512)
+def _glob_regex(pattern: str, anchored: bool) -> re.Pattern[str]:
+    directory_only = pattern.endswith("/")
+    segments = [s for s in pattern.strip("/").split("/") if s]
+    if not segments:
+        return re.compile(r".*", re.DOTALL)
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            out.append(".*" if last else "(?:.*/)?")
+            continue
+        piece = ""
+        for char in segment:
+            piece += "[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char)
+        out.append(piece if last else piece + "/")
+    regex = "".join(out)
+    if directory_only:
+        regex += "/.*"
+    if not anchored:
+        regex = "(?:.*/)?" + regex
+    return re.compile(regex, re.DOTALL)
+
+
+def _relative(path: Path, base: Path) -> str | None:
+    try:
+        rel = path.relative_to(base)
+    except ValueError:
+        return None
+    return rel.as_posix()
+
+
+def path_matches_pattern(path: Path, pattern: PathPattern) -> bool:
+    """Whether absolute `path` (or a folder it lies in, below the base) matches `pattern`."""
+    regex = _glob_regex(pattern.pattern, pattern.anchored)
+    for base in {absolute(pattern.base), resolve(pattern.base)}:
+        rel = _relative(path, base)
+        if rel is None:
+            continue
+        if rel == ".":
+            if regex.fullmatch("") is not None:
+                return True
+            continue
+        parts = rel.split("/")
+        if any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
+            return True
+    return False
+
+
+def path_candidates(path: Path, cwd: Path) -> tuple[Path, ...]:
+    """The forms of `path` a file rule is checked against: absolute as written, and resolved."""
+    full = path if path.is_absolute() else cwd / path
+    written = absolute(full)
+    real = resolve(full)
+    return (written,) if written == real else (written, real)
+
+
+def _path_rule_matches(rule: PermissionRule, paths: Sequence[Path], cwd: Path | None, behavior: MatchBehavior) -> bool:
+    assert rule.specifier is not None
+    here = cwd if cwd is not None else Path(os.getcwd())
+    pattern = path_pattern(rule.specifier, rule.root, here)
+    hits = [[path_matches_pattern(c, pattern) for c in path_candidates(p, here)] for p in paths]
+    if behavior == "allow":
+        return all(all(h) for h in hits)
+    return any(any(h) for h in hits)
+
+
+# ---------------------------------------------------------------------------- WebFetch
+
+
+def url_host(content: str) -> str | None:
+    """The host name of a URL (or of a bare domain), lower-cased."""
+    text = content.strip()
+    if "://" not in text:
+        text = "http://" + text
+    try:
+        host = urlsplit(text).hostname
+    except ValueError:
+        return None
+    return host.lower().rstrip(".") if host else None
+
+
+def _domain_matches(specifier: str, content: str) -> bool:
+    if not specifier.startswith("domain:"):
+        return content == specifier
+    domain = specifier[len("domain:") :].strip().lower()
+    host = url_host(content)
+    if host is None:
+        return False
+    if domain.startswith("*."):
+        return host.endswith(domain[1:])
+    return host == domain

@@ -141,7 +141,8 @@ class EditorFileSystem:
         document = self.open_document(path)
         if document is not None:
             return await self._write_buffer(path, document, text, base, label)
-        if base is None and self._can_create() and self._can_save() and not path.exists():
+        new_file = base is None and not await asyncio.to_thread(path.exists)
+        if new_file and self._can_create() and self._can_save():
             created = await self._create_in_editor(path, text, label)
             if created is not None:
                 return created
@@ -166,7 +167,8 @@ class EditorFileSystem:
         result = await self._server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
         if not result.applied:
             log.info("client did not create %s (%s); writing it to disk", path, result.failure_reason)
-            return None if not path.exists() else await self._finish_created(path, text)
+            exists = await asyncio.to_thread(path.exists)
+            return await self._finish_created(path, text) if exists else None
         await self._watch.wait_until(
             lambda: (doc := self.open_document(path)) is not None and doc.source == text, APPLY_CONFIRM_TIMEOUT
         )
