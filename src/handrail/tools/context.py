@@ -59,6 +59,21 @@ class ProgressReporter(Protocol):
         ...
 
 
+class AuditLog(Protocol):
+    """The port that keeps a record of every permission decision."""
+
+    def record(self, entry: Mapping[str, Any]) -> None:
+        """Append one decision."""
+        ...
+
+
+class NullAudit:
+    """An AuditLog that keeps nothing."""
+
+    def record(self, entry: Mapping[str, Any]) -> None:
+        """Drop the entry."""
+
+
 class NullProgress:
     """A ProgressReporter that drops everything."""
 
@@ -110,6 +125,7 @@ class ToolOptions:
     bash_timeout_ms: int = 120_000
     bash_max_timeout_ms: int = 600_000
     results_dir: Path | None = None
+    session_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,6 +142,7 @@ class ToolUseContext:
     messages: Sequence[Mapping[str, Any]] = ()
     tool_use_id: str = ""
     catalog: ToolCatalog | None = None
+    audit: AuditLog = field(default_factory=NullAudit)
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

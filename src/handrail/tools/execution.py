@@ -15,11 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from handrail.permissions.decision import PermissionDecision
-from handrail.permissions.pipeline import CallFacts, decide
-from handrail.permissions.rules import PermissionRule, parse_rule
-from handrail.tools.context import PermissionRequest, ToolUseContext
+from handrail.permissions.rules import PermissionRule
+from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
+from handrail.tools.permission_flow import authorize, post_tool_use
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
 from handrail.tools.results import limit_result
@@ -72,6 +71,14 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
+def with_feedback(block: dict[str, Any], text: str) -> dict[str, Any]:
+    """`block` with `text` added after its content."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return {**block, "content": f"{content}\n\n{text}"}
+    return {**block, "content": [*(content or []), {"type": "text", "text": text}]}
+
+
 def _result_text(block: Mapping[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):
@@ -79,39 +86,6 @@ def _result_text(block: Mapping[str, Any]) -> str:
     if isinstance(content, list):
         return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
     return ""
-
-
-async def _ask(tool: Tool[Any], value: BaseModel, use: ToolUse, decision: PermissionDecision,
-               ctx: ToolUseContext) -> tuple[bool, PermissionRule | None, str]:
-    """Ask the user; returns (allowed, rule to remember, message for a denial)."""
-    request = PermissionRequest(
-        tool_name=tool.name,
-        tool_use_id=use.id,
-        input=value.model_dump(by_alias=True, exclude_none=True),
-        summary=tool.summary(value) or tool.name,
-        reason=decision.reason.message,
-        diff=decision.diff,
-        suggestions=decision.suggestions or (_default_rule(tool, value),),
-    )
-    answer = await ctx.prompter.ask_permission(request)
-    if answer.decision == "allow":
-        return True, None, ""
-    if answer.decision == "allow_always":
-        parsed = parse_rule(answer.rule or request.suggestions[0], source="session")
-        return True, parsed if isinstance(parsed, PermissionRule) else None, ""
-    if answer.decision == "cancelled":
-        return False, None, "The permission prompt was cancelled, so the call did not run."
-    message = "The user declined this tool call, so nothing was changed."
-    if answer.feedback:
-        message += f" The user said: {answer.feedback}"
-    return False, None, message
-
-
-def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
-    content = tool.rule_content(value)
-    if tool.name == "Bash" and content:
-        return f"Bash({content})"
-    return tool.name
 
 
 def parse_input(tool: Tool[Any], raw: Any) -> BaseModel:
@@ -156,20 +130,19 @@ async def run_tool_use(
         validation = await tool.validate_input(value, ctx)
         if not validation.ok:
             return _finish(ctx, CallOutcome(error_block(use.id, validation.message)))
-        check = await tool.check_permissions(value, ctx)
-        facts = CallFacts(tool.name, tool.is_read_only(value), tool.rule_content(value), tool.paths(value))
-        decision = decide(facts, check, ctx.permission_context)
-        if decision.behavior == "deny":
-            return _finish(ctx, CallOutcome(error_block(use.id, f"Permission denied: {decision.reason.message}")))
-        if decision.behavior == "ask":
-            allowed, new_rule, message = await _ask(tool, value, use, decision, ctx)
-            if not allowed:
-                return _finish(ctx, CallOutcome(error_block(use.id, message)))
+        authorization = await authorize(tool, value, ctx)
+        new_rule = authorization.new_rule
+        if not authorization.allowed:
+            return _finish(ctx, CallOutcome(error_block(use.id, authorization.message)))
+        value = authorization.value
         if on_call_start is not None:
             on_call_start()
         ran = True
         result = await tool.call(value, ctx)
         block = tool.map_result_to_block(result.data, use.id)
+        feedback = await post_tool_use(tool, value, ctx, block)
+        if feedback:
+            block = with_feedback(block, f"PostToolUse hook feedback: {feedback}")
         block = await limit_result(block, tool.max_result_size_chars, ctx.options.results_dir)
         return _finish(ctx, CallOutcome(block, new_rule, result.new_messages, result.context_modifier, ran=True))
     except ToolError as exc:

@@ -1,0 +1,154 @@
+"""The permission phase of a tool call: PreToolUse hooks, the pipeline's decision, the user's answer, the audit.
+
+Hooks cannot loosen policy: a hook's allow only settles an ask that no rule,
+tool check or safety check asked for; a hook's deny or ask always counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from handrail.permissions.decision import DecisionReason, PermissionDecision
+from handrail.permissions.hooks import HookOutcome, commands_for, run_hooks
+from handrail.permissions.pipeline import CallFacts, decide
+from handrail.permissions.rules import PermissionRule, parse_rule
+from handrail.tools.context import PermissionRequest, ToolUseContext
+from handrail.tools.protocol import Tool
+
+# Ask reasons a hook's allow may settle: nothing but the pipeline's cautious default asked.
+_HOOK_SETTLES = frozenset({"default"})
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """Whether the call may run, with the input it runs with (a hook may have changed it)."""
+
+    allowed: bool
+    value: BaseModel
+    message: str = ""
+    new_rule: PermissionRule | None = None
+
+
+async def decide_call(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> PermissionDecision:
+    """The pipeline's decision for one parsed call (the tool's own check included)."""
+    check = await tool.check_permissions(value, ctx)
+    facts = CallFacts(tool.name, tool.is_read_only(value), tool.rule_content(value), tool.paths(value))
+    return decide(facts, check, ctx.permission_context)
+
+
+def input_digest(value: BaseModel) -> str:
+    """A short digest of a call's input for the audit log (the input itself may hold secrets)."""
+    data = json.dumps(value.model_dump(mode="json", by_alias=True), sort_keys=True, default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def _hook_payload(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> dict[str, Any]:
+    return {
+        "session_id": ctx.options.session_id,
+        "cwd": str(ctx.options.cwd),
+        "permission_mode": ctx.permission_context.mode,
+        "tool_name": tool.name,
+        "tool_input": value.model_dump(mode="json", by_alias=True, exclude_none=True),
+        "tool_use_id": ctx.tool_use_id,
+    }
+
+
+async def pre_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> HookOutcome:
+    """Run the PreToolUse hooks in force for this call."""
+    commands = commands_for(ctx.permission_context.hooks_by_source(), "PreToolUse", tool.name)
+    return await run_hooks("PreToolUse", commands, _hook_payload(tool, value, ctx), ctx.options.cwd)
+
+
+async def post_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext, block: dict[str, Any]) -> str:
+    """Run the PostToolUse hooks; returns their feedback for the model (empty when none)."""
+    commands = commands_for(ctx.permission_context.hooks_by_source(), "PostToolUse", tool.name)
+    if not commands:
+        return ""
+    payload = {**_hook_payload(tool, value, ctx), "tool_response": block.get("content")}
+    outcome = await run_hooks("PostToolUse", commands, payload, ctx.options.cwd)
+    return outcome.feedback
+
+
+def with_hook(decision: PermissionDecision, hook: HookOutcome) -> PermissionDecision:
+    """Fold a hook's opinion into the pipeline's decision without letting it loosen policy."""
+    why = hook.feedback or hook.reason or "a PreToolUse hook decided so"
+    if hook.decision == "deny" and decision.behavior != "deny":
+        return replace(decision, behavior="deny", reason=DecisionReason("hook", why))
+    if hook.decision == "ask" and decision.behavior == "allow":
+        return replace(decision, behavior="ask", reason=DecisionReason("hook", why))
+    if hook.decision == "allow" and decision.behavior == "ask" and decision.reason.type in _HOOK_SETTLES:
+        return replace(decision, behavior="allow", reason=DecisionReason("hook", why))
+    return decision
+
+
+def _audit(ctx: ToolUseContext, tool: Tool[Any], value: BaseModel, decision: PermissionDecision,
+           *, outcome: str, answered_by: str) -> None:
+    ctx.audit.record({
+        "time": time.time(),
+        "session": ctx.options.session_id,
+        "toolUseId": ctx.tool_use_id,
+        "tool": tool.name,
+        "inputDigest": input_digest(value),
+        "decision": decision.behavior,
+        "outcome": outcome,
+        "answeredBy": answered_by,
+        "reasonType": decision.reason.type,
+        "reason": decision.reason.message,
+        "rule": decision.reason.rule,
+    })
+
+
+def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
+    content = tool.rule_content(value)
+    if tool.name == "Bash" and content:
+        return f"Bash({content})"
+    return tool.name
+
+
+async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> Authorization:
+    """Decide whether the call may run, asking the user when the pipeline says ask."""
+    hook = await pre_tool_use(tool, value, ctx)
+    if hook.updated_input is not None:
+        try:
+            value = tool.input_model.model_validate(dict(hook.updated_input))
+        except ValidationError as exc:
+            return Authorization(False, value, f"A PreToolUse hook changed the input into an invalid one: {exc}")
+        validation = await tool.validate_input(value, ctx)
+        if not validation.ok:
+            return Authorization(False, value, validation.message)
+    decision = with_hook(await decide_call(tool, value, ctx), hook)
+    if decision.behavior == "deny":
+        _audit(ctx, tool, value, decision, outcome="deny", answered_by="policy")
+        return Authorization(False, value, f"Permission denied: {decision.reason.message}")
+    if decision.behavior == "allow":
+        _audit(ctx, tool, value, decision, outcome="allow", answered_by="policy")
+        return Authorization(True, value)
+    request = PermissionRequest(
+        tool_name=tool.name,
+        tool_use_id=ctx.tool_use_id,
+        input=value.model_dump(by_alias=True, exclude_none=True),
+        summary=tool.summary(value) or tool.name,
+        reason=decision.reason.message,
+        diff=decision.diff,
+        suggestions=decision.suggestions or (_default_rule(tool, value),),
+    )
+    answer = await ctx.prompter.ask_permission(request)
+    allowed = answer.decision in ("allow", "allow_always")
+    _audit(ctx, tool, value, decision, outcome="allow" if allowed else "deny", answered_by="user")
+    if answer.decision == "allow":
+        return Authorization(True, value)
+    if answer.decision == "allow_always":
+        parsed = parse_rule(answer.rule or request.suggestions[0], source="session")
+        return Authorization(True, value, new_rule=parsed if isinstance(parsed, PermissionRule) else None)
+    if answer.decision == "cancelled":
+        return Authorization(False, value, "The permission prompt was cancelled, so the call did not run.")
+    message = "The user declined this tool call, so nothing was changed."
+    if answer.feedback:
+        message += f" The user said: {answer.feedback}"
+    return Authorization(False, value, message)

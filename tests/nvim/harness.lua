@@ -1,0 +1,148 @@
+-- Shared helpers for the headless Neovim scenarios (loaded with dofile from each scenario).
+-- A scenario calls H.run(main); main runs once Neovim has started. The result table H.R is
+-- written as JSON to $RESULT_FILE at every H.stage() and at the end, so a run that hangs still
+-- tells the test where it stopped.
+local H = {}
+local R = { stage = 'init', selects = {}, inputs = {}, file_changed = {} }
+H.R = R
+
+function H.save()
+  local f = assert(io.open(vim.env.RESULT_FILE, 'w'))
+  f:write(vim.json.encode(R))
+  f:close()
+end
+
+function H.stage(name)
+  R.stage = name
+  H.save()
+end
+
+local function finish(ok, msg)
+  R.ok, R.msg = ok, msg
+  R.messages = vim.fn.execute('messages')
+  R.warningmsg = vim.v.warningmsg
+  H.save()
+  for _, client in ipairs(vim.lsp.get_clients()) do
+    client:stop()
+  end
+  vim.wait(3000, function()
+    return #vim.lsp.get_clients() == 0
+  end, 20)
+  vim.cmd(ok and 'qall!' or 'cquit! 1')
+end
+
+--- Wait on a condition (vim.wait runs the event loop, so LSP traffic is handled meanwhile).
+function H.wait(ms, predicate, what)
+  if not vim.wait(ms, predicate, 10) then
+    error('timed out waiting for ' .. what, 0)
+  end
+end
+
+function H.run(main)
+  vim.api.nvim_create_autocmd('VimEnter', {
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        local ok, err = xpcall(main, debug.traceback)
+        finish(ok, ok and 'ok' or tostring(err))
+      end)
+    end,
+  })
+end
+
+--- Edit `path` and wait until the handrail client is attached and initialized.
+function H.open(path)
+  vim.cmd.edit(vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  H.wait(8000, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'handrail' })[1]
+    return client ~= nil and client.initialized == true
+  end, 'the handrail client to attach')
+  return buf, client
+end
+
+function H.lines(buf)
+  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end
+
+--- The file's bytes on disk.
+function H.disk(path)
+  local f = assert(io.open(path, 'rb'))
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+--- The user's answers: vim.ui.select picks the item labelled $ANSWER, vim.ui.input answers
+--- $FEEDBACK. Both record what they were asked, and which floating windows were open meanwhile.
+function H.stub_ui()
+  local function floats()
+    local found = {}
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(win).relative ~= '' then
+        local buf = vim.api.nvim_win_get_buf(win)
+        table.insert(found, { filetype = vim.bo[buf].filetype, lines = H.lines(buf) })
+      end
+    end
+    return found
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = {}
+    for i, item in ipairs(items) do
+      labels[i] = opts.format_item and opts.format_item(item) or tostring(item)
+    end
+    table.insert(R.selects, { prompt = opts.prompt, labels = labels, floats = floats() })
+    for i, label in ipairs(labels) do
+      if label == vim.env.ANSWER then
+        return on_choice(items[i], i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(R.inputs, { prompt = opts.prompt, floats = floats() })
+    on_confirm(vim.env.FEEDBACK)
+  end
+end
+
+--- Load the plugin from $PLUGIN_DIR the way a plugin manager would, and set it up.
+function H.setup_plugin(opts)
+  vim.opt.runtimepath:prepend(vim.env.PLUGIN_DIR)
+  vim.cmd.runtime('plugin/handrail.lua')
+  require('handrail').setup(opts or {})
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'HandrailAskDone',
+    callback = function(ev)
+      R.ask = ev.data
+    end,
+  })
+  -- "changed since reading" (W11/W12) is reported through FileChangedShell when one is defined
+  vim.api.nvim_create_autocmd('FileChangedShell', {
+    callback = function(ev)
+      table.insert(R.file_changed, { file = ev.file, reason = vim.v.fcs_reason })
+      vim.v.fcs_choice = ''
+    end,
+  })
+end
+
+--- Run `:Handrail {prompt}` and wait for its answer.
+function H.ask(prompt)
+  R.ask = nil
+  vim.cmd('Handrail ' .. prompt)
+  H.wait(8000, function()
+    return R.ask ~= nil
+  end, 'the answer to ' .. prompt)
+  return R.ask
+end
+
+function H.chat_has(text)
+  for _, line in ipairs(require('handrail.chat').lines()) do
+    if line:find(text, 1, true) then
+      return true
+    end
+  end
+  return false
+end
+
+return H

