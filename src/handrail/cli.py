@@ -6,7 +6,10 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import BinaryIO
+
+from handrail.permissions.settings import PERMISSION_MODES
 
 
 def protect_stdout() -> BinaryIO:
@@ -38,12 +41,26 @@ def main(argv: list[str] | None = None) -> int:
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     demo = commands.add_parser("demo", help="run a scripted session on a temporary sample workspace")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace afterwards")
+    permissions = commands.add_parser("permissions", help="inspect permission decisions")
+    permission_commands = permissions.add_subparsers(dest="permissions_command", required=True)
+    check = permission_commands.add_parser("check", help="print the decision for a tool call without running it")
+    check.add_argument("--cwd", type=Path, default=Path.cwd(), help="the workspace folder (default: here)")
+    check.add_argument("--mode", choices=PERMISSION_MODES, help="the permission mode to decide in")
+    check.add_argument("--trusted", action="store_true", help="treat the workspace as trusted and approved")
+    check.add_argument("--jsonl", action="store_true", help='read {"tool", "input"} lines, write one decision each')
+    check.add_argument("tool", nargs="?", help="the tool name, e.g. Bash")
+    check.add_argument("input_json", nargs="?", help="the tool input as JSON, e.g. '{\"command\": \"ls\"}'")
     args = parser.parse_args(argv)
 
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLogger().level))
     if args.command == "lsp":
         return _serve(args.tcp)
+    if args.command == "permissions":
+        from handrail.permission_check import run_check
+
+        return run_check(cwd=args.cwd, mode=args.mode, trusted=args.trusted, jsonl=args.jsonl, tool=args.tool,
+                         input_json=args.input_json)
     from handrail.demo.run import run_demo
 
     return run_demo(keep=args.keep)

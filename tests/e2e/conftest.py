@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -29,9 +30,9 @@ def workspace(tmp_path: Path) -> Path:
     return root.resolve()
 
 
-async def _editor(workspace: Path, model: FakeModel, *, rich: bool) -> AsyncIterator[Editor]:
+async def _editor(workspace: Path, model: FakeModel, *, rich: bool, **options: Any) -> AsyncIterator[Editor]:
     env = server_env(model.base_url, workspace.parent / "state")
-    editor = await start_editor(workspace, env, rich=rich)
+    editor = await start_editor(workspace, env, rich=rich, init_options=options or None)
     yield editor
     await editor.client.shutdown_session()
     await editor.client.stop()
@@ -41,6 +42,13 @@ async def _editor(workspace: Path, model: FakeModel, *, rich: bool) -> AsyncIter
 async def editor(workspace: Path, model: FakeModel) -> AsyncIterator[Editor]:
     """A plain-LSP editor (prompts through window/showMessageRequest) that can save on request."""
     async for e in _editor(workspace, model, rich=False):
+        yield e
+
+
+@pytest_asyncio.fixture
+async def trusted_editor(workspace: Path, model: FakeModel) -> AsyncIterator[Editor]:
+    """A plain-LSP editor in a workspace the user trusts."""
+    async for e in _editor(workspace, model, rich=False, workspaceTrusted=True):
         yield e
 
 

@@ -169,7 +169,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-async def start_editor(root: Path, env: dict[str, str], *, rich: bool = False, save: bool = True) -> Editor:
+async def start_editor(
+    root: Path,
+    env: dict[str, str],
+    *,
+    rich: bool = False,
+    save: bool = True,
+    init_options: dict[str, Any] | None = None,
+) -> Editor:
     """Launch `handrail lsp` and initialize a session rooted at `root`."""
     client = make_test_lsp_client()
     editor = Editor(client=client, root=root)
@@ -209,6 +216,7 @@ async def start_editor(root: Path, env: dict[str, str], *, rich: bool = False, s
             capabilities=capabilities(rich=rich, save=save),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=init_options,
         )
     )
     return editor
@@ -219,6 +227,8 @@ def server_env(base_url: str, state_dir: Path) -> dict[str, str]:
     return {
         **os.environ,
         "HANDRAIL_STATE_DIR": str(state_dir),
+        "XDG_STATE_HOME": str(state_dir / "xdg-state"),
+        "XDG_CONFIG_HOME": str(state_dir / "xdg-config"),
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": "test-key",
         "HANDRAIL_RETRY_BASE_DELAY": "0",

@@ -17,17 +17,17 @@ Trusted roots and approvals are kept in a small JSON file,
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from handrail.fileio import atomic_write
 from handrail.permissions.paths import resolve
 from handrail.permissions.settings import SettingsProblem
 from handrail.permissions.sources import SETTINGS_DIR, LoadedSource
+from handrail.state import state_dir
 
 FileTrust = Literal["untrusted", "unapproved", "changed", "approved", "trusted"]
 """How far a source is believed: `trusted`/`approved` fully, the others tighten-only."""
@@ -36,10 +36,8 @@ UNTRUSTED_REASON = "inactive: the workspace is not trusted"
 
 
 def approvals_path(env: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_STATE_HOME/handrail/approvals.json`, with `~/.local/state` when the variable is unset or empty."""
-    environ = os.environ if env is None else env
-    state = environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "handrail" / "approvals.json"
+    """`approvals.json` in handrail's state folder."""
+    return state_dir(env) / "approvals.json"
 
 
 def _key(path: Path) -> str:
@@ -112,17 +110,8 @@ def load_approvals(path: Path) -> tuple[Approvals, tuple[SettingsProblem, ...]]:
 
 def save_approvals(path: Path, approvals: Approvals) -> None:
     """Write the approvals store atomically (a temporary file renamed over the old one). Raises OSError."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {"version": 1, "trusted": sorted(approvals.trusted), "approved": dict(sorted(approvals.approved.items()))}
-    fd, temporary = tempfile.mkstemp(prefix=".approvals-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
 
 def file_trust(source: LoadedSource, approvals: Approvals) -> FileTrust:

@@ -16,12 +16,16 @@ from pygls.uris import to_fs_path
 
 from handrail import __version__
 from handrail.permissions.context import PermissionContext
+from handrail.permissions.settings import PermissionMode
+from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
+from handrail.server.audit import AuditFile
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
-from handrail.server.lsp_values import to_plain
+from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.model_client import ModelClient, ModelSettings
+from handrail.server.permission_state import PermissionState, is_settings_file
 from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
 from handrail.server.session import Session, SessionCatalog, SessionStore
@@ -36,6 +40,9 @@ log = logging.getLogger(__name__)
 
 ASK_COMMAND = "handrail.ask"
 CANCEL_COMMAND = "handrail.cancel"
+SET_MODE_COMMAND = "handrail.setMode"
+PERMISSIONS_COMMAND = "handrail.permissions"
+APPROVE_COMMAND = "handrail.approveProjectSettings"
 
 
 class AskParams(BaseModel):
@@ -51,6 +58,14 @@ class CancelParams(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="ignore")
     session_id: str = Field(alias="sessionId")
+
+
+class SetModeParams(BaseModel):
+    """Arguments of `handrail.setMode` (without a session: the server's default for every session)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    mode: PermissionMode
+    session_id: str | None = Field(default=None, alias="sessionId")
 
 
 class HandrailServer(LanguageServer):
@@ -74,6 +89,36 @@ class HandrailServer(LanguageServer):
         self.features = ClientFeatures()
         self.watcher: WorkspaceWatcher | None = None
         self._model_clients: dict[ModelSettings, ModelClient] = {}
+        self.permission_state = PermissionState(self.workspace_roots, lambda: self.init_options, self.warn)
+        self.default_mode: PermissionMode | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def warn(self, message: str) -> None:
+        """Tell the user something went wrong that they can fix (and log it)."""
+        log.warning("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+    async def refresh_permissions(self) -> None:
+        """Reload the settings files and give every session its new context."""
+        await self.permission_state.refresh()
+        for session in self.sessions.all():
+            self.update_session_context(session)
+
+    def update_session_context(self, session: Session) -> None:
+        """Recompute a session's context from the workspace's, its rules and its mode."""
+        mode = session.mode if session.mode is not None else self.default_mode
+        try:
+            session.permission_context = self.permission_state.context_for(session.rules, mode)
+        except ValueError as exc:  # e.g. bypassPermissions disabled by policy since the mode was chosen
+            self.warn(f"handrail: mode {mode} is not available ({exc}); using the default mode")
+            session.mode = None
+            session.permission_context = self.permission_state.context_for(session.rules, None)
+
+    def in_background(self, coroutine: Any) -> None:
+        """Run a coroutine without waiting for it, keeping a reference until it ends."""
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def workspace_roots(self) -> tuple[Path, ...]:
         """The workspace folders the client opened (the process's cwd when it named none)."""
@@ -109,6 +154,8 @@ class HandrailServer(LanguageServer):
 
     def on_disk_change(self, path: Path, content_hash: str | None) -> None:
         """A file changed on disk: mark it in every session that read it with other content."""
+        if is_settings_file(path) and self.permission_state.current is not None:
+            self.in_background(self.refresh_permissions())
         for session in self.sessions.all():
             record = session.file_state.get(path)
             if record is not None and record.content_hash != content_hash:
@@ -130,6 +177,8 @@ def create_server() -> HandrailServer:
         options = to_plain(params.initialization_options)
         ls.init_options = options if isinstance(options, dict) else {}
         ls.features = ClientFeatures.from_capabilities(params.capabilities)
+        trusted = ls.init_options.get("workspaceTrusted")
+        ls.permission_state.client_trusted = trusted if isinstance(trusted, bool) else None
 
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
@@ -166,6 +215,10 @@ def create_server() -> HandrailServer:
             turn.cancel()
         if turns:
             await asyncio.gather(*turns, return_exceptions=True)
+        # let the commands whose turns just stopped send their answers before pygls stops answering
+        commands = [t for t in ls.protocol.running_commands.values() if not t.done()]
+        if commands:
+            await asyncio.gather(*commands, return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
         for client in ls._model_clients.values():
@@ -180,6 +233,48 @@ def create_server() -> HandrailServer:
         except ValidationError as exc:
             raise JsonRpcInvalidParams(f"handrail.ask: {exc}") from exc
         return await _ask(ls, params)
+
+    @server.feature("handrail/didChangeTrust")
+    async def on_trust(ls: HandrailServer, params: Any) -> None:
+        trusted = field_of(params, "trusted")
+        ls.permission_state.client_trusted = trusted if isinstance(trusted, bool) else None
+        await ls.refresh_permissions()
+
+    @server.command(SET_MODE_COMMAND)
+    async def set_mode(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        try:
+            params = SetModeParams.model_validate(_single_argument(args))
+        except ValidationError as exc:
+            raise JsonRpcInvalidParams(f"handrail.setMode: {exc}") from exc
+        await ls.permission_state.refresh()
+        try:
+            ls.permission_state.context_for((), params.mode)
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(f"handrail.setMode: {exc}") from exc
+        session = ls.sessions.get(params.session_id) if params.session_id else None
+        if session is None:
+            ls.default_mode = params.mode
+            for existing in ls.sessions.all():
+                ls.update_session_context(existing)
+            return {"mode": params.mode, "scope": "server"}
+        session.mode = params.mode
+        ls.update_session_context(session)
+        return {"mode": params.mode, "scope": "session", "sessionId": session.id}
+
+    @server.command(PERMISSIONS_COMMAND)
+    async def permissions(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        current = await ls.permission_state.refresh()
+        session_id = field_of(to_plain(args[0]), "sessionId") if args else None
+        session = ls.sessions.get(session_id) if isinstance(session_id, str) else None
+        context = session.permission_context if session is not None else current.context
+        return describe_context(context, current)
+
+    @server.command(APPROVE_COMMAND)
+    async def approve(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        approved = await ls.permission_state.approve_project_files()
+        for session in ls.sessions.all():
+            ls.update_session_context(session)
+        return {"approved": approved}
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -196,6 +291,57 @@ def create_server() -> HandrailServer:
     return server
 
 
+APPROVE = "Approve"
+NOT_NOW = "Not now"
+
+
+async def _offer_project_approval(ls: HandrailServer) -> None:
+    """Ask once per file content whether the project's settings (allow rules, hooks…) may take effect."""
+    pending = ls.permission_state.pending_approvals()
+    if not pending:
+        return
+    ls.permission_state.mark_asked()
+    names = ", ".join(str(path) for path in pending)
+    message = (
+        f"This workspace's settings ({names}) allow tools or run hooks. They stay inactive (only their deny and "
+        "ask rules apply) until you approve this exact content. Approve?"
+    )
+    try:
+        choice = await ls.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=message,
+                actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=NOT_NOW)],
+            )
+        )
+    except Exception as exc:
+        log.warning("could not ask about project settings: %s", exc)
+        return
+    if field_of(choice, "title") == APPROVE:
+        await ls.permission_state.approve_project_files()
+
+
+def describe_context(context: PermissionContext, current: WorkspacePermissions) -> dict[str, Any]:
+    """The rules in force and those that are not (with why), for users debugging their settings."""
+
+    def rules(behavior: Any) -> list[dict[str, str]]:
+        return [{"rule": str(r), "source": r.source} for r in context.rules(behavior)]
+
+    return {
+        "mode": context.mode,
+        "workingDirectories": [str(p) for p in context.working_directories],
+        "allow": rules("allow"),
+        "deny": rules("deny"),
+        "ask": rules("ask"),
+        "inactive": [
+            {"rule": str(r.rule), "behavior": r.behavior, "source": r.rule.source, "reason": r.reason}
+            for r in context.inactive_rules
+        ]
+        + [{"setting": s.key, "source": s.source, "reason": s.reason} for s in context.inactive_settings],
+        "problems": [{"file": str(p.file), "message": p.message, "rule": p.rule} for p in current.problems],
+    }
+
+
 async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     roots = ls.workspace_roots()
     session = ls.sessions.get(params.session_id) if params.session_id else None
@@ -203,6 +349,9 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         session = ls.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
     if session.busy:
         raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
+    await ls.permission_state.refresh()
+    await _offer_project_approval(ls)
+    ls.update_session_context(session)
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
@@ -213,13 +362,15 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     fs = EditorFileSystem(
         ls, ls.document_watch, lambda: ls.features.save_document, lambda: ls.features.create_files
     )
-    prompter = LspPrompter(ls, ls.features, chat)
+    prompter = LspPrompter(ls, ls.features, chat, ls.permission_state.persist_rule)
     options = ToolOptions(
         cwd=roots[0],
         workspace_roots=roots,
         tool_names=tuple(t.name for t in pool.tools),
         results_dir=session_storage(session.id) / "tool-results",
+        session_id=session.id,
     )
+    audit = AuditFile(session_storage(session.id) / "audit.jsonl")
 
     def make_context(current: Session) -> ToolUseContext:
         return ToolUseContext(
@@ -231,6 +382,7 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
             permission_context=current.permission_context,
             messages=current.messages,
             catalog=catalog,
+            audit=audit,
         )
 
     config = TurnConfig(
@@ -259,6 +411,7 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     except Exception as exc:
         log.exception("turn failed")
         result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
+    await asyncio.to_thread(audit.flush)
     chat.turn_ended(result.stop_reason, result.text)
     end_progress(ls, token, result.stop_reason)
     return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, get_args
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from handrail.permissions.persist import Destination
 from handrail.server.chat import ChatChannel
 from handrail.server.client_features import ClientFeatures
 from handrail.server.lsp_values import field_of
 from handrail.tools.context import PermissionAnswer, PermissionRequest
 
+DESTINATIONS = get_args(Destination)
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
 _DIFF_LINES_IN_MESSAGE = 40
@@ -22,6 +26,11 @@ _DIFF_LINES_IN_MESSAGE = 40
 def always_allow_title(rule: str) -> str:
     """The action title offering to allow `rule` for the rest of the session."""
     return f"Always allow {rule}"
+
+
+def always_allow_here_title(rule: str) -> str:
+    """The action title offering to save `rule` in this workspace's local settings."""
+    return f"Always allow {rule} in this workspace"
 
 
 def message_text(request: PermissionRequest) -> str:
@@ -39,10 +48,17 @@ def message_text(request: PermissionRequest) -> str:
 class LspPrompter:
     """Asks the user through the LSP client; implements the tool UserPrompter port."""
 
-    def __init__(self, server: LanguageServer, features: ClientFeatures, chat: ChatChannel) -> None:
+    def __init__(
+        self,
+        server: LanguageServer,
+        features: ClientFeatures,
+        chat: ChatChannel,
+        persist: Callable[[Destination, str], Awaitable[Path | None]],
+    ) -> None:
         self._server = server
         self._features = features
         self._chat = chat
+        self._persist = persist
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         """Ask, and report the answer to the chat view."""
@@ -50,6 +66,13 @@ class LspPrompter:
             answer = await self._ask_rich(request)
         else:
             answer = await self._ask_plain(request)
+        if answer.decision == "allow_always" and answer.rule and answer.destination != "session":
+            try:
+                await self._persist(answer.destination, answer.rule)
+            except (OSError, ValueError) as exc:  # the rule still holds for this session
+                self._server.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"handrail could not save the rule {answer.rule}: {exc}"
+                ))
         self._chat.permission(request.tool_use_id, answer.decision)
         return answer
 
@@ -65,7 +88,7 @@ class LspPrompter:
 
     async def _ask_plain(self, request: PermissionRequest) -> PermissionAnswer:
         rule = request.suggestions[0] if request.suggestions else request.tool_name
-        actions = [ALLOW_ONCE, always_allow_title(rule), DENY]
+        actions = [ALLOW_ONCE, always_allow_title(rule), always_allow_here_title(rule), DENY]
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=message_text(request),
@@ -77,6 +100,8 @@ class LspPrompter:
             return PermissionAnswer("allow")
         if title == always_allow_title(rule):
             return PermissionAnswer("allow_always", rule=rule)
+        if title == always_allow_here_title(rule):
+            return PermissionAnswer("allow_always", rule=rule, destination="localSettings")
         return PermissionAnswer("deny")
 
     async def _ask_rich(self, request: PermissionRequest) -> PermissionAnswer:
@@ -96,5 +121,8 @@ class LspPrompter:
             return PermissionAnswer("allow")
         if decision == "allowAlways":
             rule = field_of(answer, "rule") or (request.suggestions[0] if request.suggestions else None)
-            return PermissionAnswer("allow_always", rule=rule)
+            destination = field_of(answer, "destination")
+            if destination not in DESTINATIONS:
+                destination = "session"
+            return PermissionAnswer("allow_always", rule=rule, destination=destination)
         return PermissionAnswer("deny", feedback=field_of(answer, "feedback"))

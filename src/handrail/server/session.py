@@ -10,6 +10,7 @@ from typing import Any
 
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
+from handrail.permissions.settings import PermissionMode
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
@@ -25,6 +26,8 @@ class Session:
     file_state: FileStateCache = field(default_factory=FileStateCache)
     turn: asyncio.Task[Any] | None = None
     loaded_tools: list[str] = field(default_factory=list)
+    rules: list[PermissionRule] = field(default_factory=list)
+    mode: PermissionMode | None = None
 
     @property
     def busy(self) -> bool:
@@ -33,6 +36,8 @@ class Session:
 
     def allow_always(self, rule: PermissionRule) -> None:
         """Remember an "always allow" answer for the rest of the session."""
+        if rule not in self.rules:
+            self.rules.append(rule)
         self.permission_context = self.permission_context.with_rule("allow", rule)
 
 

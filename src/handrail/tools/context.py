@@ -33,6 +33,7 @@ class PermissionAnswer:
     decision: Literal["allow", "allow_always", "deny", "cancelled"]
     rule: str | None = None
     feedback: str | None = None
+    destination: Literal["session", "localSettings", "projectSettings", "userSettings"] = "session"
 
 
 class UserPrompter(Protocol):

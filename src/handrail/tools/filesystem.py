@@ -9,13 +9,12 @@ from __future__ import annotations
 import asyncio
 import codecs
 import hashlib
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from handrail.fileio import atomic_write
 from handrail.tools.errors import ToolError
 
 Source = Literal["buffer", "disk"]
@@ -114,24 +113,6 @@ def decode_text(data: bytes) -> tuple[str, str]:
 def encode_text(text: str, encoding: str) -> bytes:
     """Encode text back the way the file was stored (BOM kept for utf-8-sig and utf-16)."""
     return text.encode(encoding)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` atomically (temp file + rename), keeping the file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".handrail-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_disk(path: Path) -> FileSnapshot:

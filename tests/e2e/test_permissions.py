@@ -1,0 +1,114 @@
+"""Permissions as the editor sees them: settings files, trust and approval, modes, hooks, saved rules, audit."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+
+from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from tests.e2e.editor import Editor, result_text, tool_results
+
+PROJECT_SETTINGS = {"permissions": {"deny": ["Read(./notes.txt)"], "allow": ["Bash(echo hi)"]}}
+
+
+def _project(workspace: Path, settings: dict[str, object]) -> Path:
+    path = workspace / ".handrail" / "settings.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    return path
+
+
+async def _command(editor: Editor, command: str, argument: dict[str, object] | None = None) -> object:
+    return await editor.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[argument or {}])
+    )
+
+
+async def test_untrusted_project_settings_only_tighten(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    _project(workspace, PROJECT_SETTINGS)
+    model.add(
+        Reply.of(ToolUse("Read", {"file_path": str(workspace / "notes.txt")}), ToolUse("Bash", {"command": "echo hi"})),
+        Reply.of(Text("done")),
+    )
+    editor.answers.append("Deny")
+    await editor.ask("read and echo")
+    read, bash = tool_results(model.requests[1])
+    assert read["is_error"] and "Permission denied" in result_text(read)  # the project's deny applies
+    assert bash["is_error"] and "declined" in result_text(bash)  # its allow did not: the user was asked
+    described = await _command(editor, "handrail.permissions")
+    assert isinstance(described, dict)
+    assert any(i.get("rule") == "Bash(echo hi)" and "not trusted" in i["reason"] for i in described["inactive"])
+
+
+async def test_trusted_project_settings_apply_after_approval(
+    trusted_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    _project(workspace, PROJECT_SETTINGS)
+    model.add(Reply.of(ToolUse("Bash", {"command": "echo hi"})), Reply.of(Text("done")))
+    trusted_editor.answers.append("Approve")  # the approval prompt for .handrail/settings.json
+    await trusted_editor.ask("echo")
+    (prompt,) = trusted_editor.prompts
+    assert "settings.json" in prompt.message
+    (bash,) = tool_results(model.requests[1])
+    assert result_text(bash).strip() == "hi"
+    # a changed file needs approval again
+    _project(workspace, {"permissions": {"allow": ["Bash(echo hi)", "Bash(echo ho)"]}})
+    model.add(Reply.of(ToolUse("Bash", {"command": "echo hi"})), Reply.of(Text("done")))
+    trusted_editor.answers.extend(["Not now", "Deny"])
+    await trusted_editor.ask("echo again")
+    assert len(trusted_editor.prompts) == 3  # approval asked again, then the Bash call itself
+
+
+async def test_plan_mode_denies_changes(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    result = await _command(editor, "handrail.setMode", {"mode": "plan"})
+    assert result == {"mode": "plan", "scope": "server"}
+    model.add(
+        Reply.of(ToolUse("Write", {"file_path": str(workspace / "x.txt"), "content": "x"})), Reply.of(Text("ok"))
+    )
+    await editor.ask("write")
+    (block,) = tool_results(model.requests[1])
+    assert block["is_error"] and "plan" in result_text(block).lower()
+    assert not (workspace / "x.txt").exists() and editor.prompts == []
+
+
+async def test_always_allow_in_this_workspace_is_saved(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    bash = {"command": "echo saved"}
+    model.add(Reply.of(ToolUse("Bash", bash)), Reply.of(Text("one")))
+    editor.answers.append("Always allow Bash(echo saved) in this workspace")
+    await editor.ask("echo")
+    local = json.loads((workspace / ".handrail" / "settings.local.json").read_text())
+    assert local == {"permissions": {"allow": ["Bash(echo saved)"]}}
+    # local settings need trust to allow; in this untrusted workspace the session rule still holds
+    model.add(Reply.of(ToolUse("Bash", bash)), Reply.of(Text("two")))
+    await editor.ask("echo again", session_id=editor.chat[0]["sessionId"])
+    assert len(editor.prompts) == 1
+
+
+async def test_user_hook_blocks_a_call(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    config_home = workspace.parent / "state" / "xdg-config" / "handrail"
+    config_home.mkdir(parents=True)
+    hook = f"{sys.executable} -c \"import sys; sys.stderr.write('no echo today'); sys.exit(2)\""
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}}
+    (config_home / "settings.json").write_text(json.dumps(settings))
+    model.add(Reply.of(ToolUse("Bash", {"command": "echo hi"})), Reply.of(Text("ok")))
+    await editor.ask("echo")
+    (block,) = tool_results(model.requests[1])
+    assert block["is_error"] and "no echo today" in result_text(block)
+    assert editor.prompts == []
+
+
+async def test_decisions_are_audited(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    notes = workspace / "notes.txt"
+    model.add(Reply.of(ToolUse("Read", {"file_path": str(notes)}), ToolUse("Bash", {"command": "echo"})))
+    model.add(Reply.of(Text("ok")))
+    editor.answers.append("Deny")
+    result = await editor.ask("read and echo")
+    log = workspace.parent / "state" / "sessions" / result["sessionId"] / "audit.jsonl"
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(e["tool"], e["outcome"], e["answeredBy"]) for e in entries] == [
+        ("Read", "allow", "policy"), ("Bash", "deny", "user"),
+    ]
+    assert all("inputDigest" in e and "command" not in json.dumps(e) for e in entries)
