@@ -8,7 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from handrail.permissions.rules import PermissionRule
+from handrail.permissions.rules import PermissionRule, rule_covers_tool
 from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
 from handrail.permissions.sources import LoadedSettings, LoadedSource
 from handrail.permissions.trust import Approvals, file_trust, inactive_reason
@@ -107,6 +107,14 @@ class PermissionContext:
         """The rules under `behavior`."""
         rules: tuple[PermissionRule, ...] = getattr(self, behavior)
         return rules
+
+    def rules_for_tool(self, behavior: RuleBehavior, tool_name: str) -> tuple[PermissionRule, ...]:
+        """The rules under `behavior` that can concern `tool_name`, in order (indexed once per context)."""
+        index: dict[tuple[str, str], tuple[PermissionRule, ...]] = self.__dict__.setdefault("_by_tool", {})
+        key = (behavior, tool_name)
+        if key not in index:
+            index[key] = tuple(r for r in self.rules(behavior) if rule_covers_tool(r.tool, tool_name))
+        return index[key]
 
     def hooks_by_source(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         """The hooks in force as (source, frozen config) pairs, in precedence order (for `hooks.commands_for`)."""

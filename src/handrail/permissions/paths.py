@@ -3,24 +3,60 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+
+# Within one decision the same paths are resolved once per rule; resolving them once per
+# decision instead is what keeps decisions fast. Never cached across decisions: links change.
+_memo: ContextVar[dict[tuple[str, str], Path] | None] = ContextVar("handrail_path_memo", default=None)
+
+
+@contextmanager
+def one_decision() -> Iterator[None]:
+    """Resolve each path at most once until the block ends."""
+    token = _memo.set({})
+    try:
+        yield
+    finally:
+        _memo.reset(token)
 
 
 def resolve(path: Path) -> Path:
     """The absolute, symlink-free form of `path`, also for paths that do not exist yet."""
-    return Path(os.path.realpath(path))
+    memo = _memo.get()
+    if memo is None:
+        return Path(os.path.realpath(path))
+    key = ("r", str(path))
+    if key not in memo:
+        memo[key] = Path(os.path.realpath(path))
+    return memo[key]
 
 
 def absolute(path: Path) -> Path:
     """The absolute form of `path` as written: `..` folded lexically, symlinks kept."""
-    return Path(os.path.abspath(path))
+    memo = _memo.get()
+    if memo is None:
+        return Path(os.path.abspath(path))
+    key = ("a", str(path))
+    if key not in memo:
+        memo[key] = Path(os.path.abspath(path))
+    return memo[key]
+
+
+def within(path: Path, base: Path) -> bool:
+    """Whether absolute `path` is `base` or lies below it (by path components; nothing resolved)."""
+    child, parent = str(path), str(base)
+    if child == parent:
+        return True
+    return child.startswith(parent if parent.endswith("/") else parent + "/")
 
 
 def is_inside(path: Path, roots: Iterable[Path]) -> bool:
     """Whether `path` (after resolving links and `..`) lies inside one of `roots`."""
     real = resolve(path)
-    return any(real == root or root in real.parents for root in (resolve(r) for r in roots))
+    return any(within(real, resolve(root)) for root in roots)
 
 
 def is_inside_both(path: Path, roots: Iterable[Path]) -> bool:
@@ -31,7 +67,5 @@ def is_inside_both(path: Path, roots: Iterable[Path]) -> bool:
     """
     roots = tuple(roots)
     written = absolute(path)
-    inside_as_written = any(
-        written == base or base in written.parents for root in roots for base in (absolute(root), resolve(root))
-    )
+    inside_as_written = any(within(written, base) for root in roots for base in (absolute(root), resolve(root)))
     return inside_as_written and is_inside(path, roots)

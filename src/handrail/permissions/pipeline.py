@@ -29,7 +29,7 @@ from pathlib import Path
 
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
-from handrail.permissions.paths import absolute, is_inside, is_inside_both, resolve
+from handrail.permissions.paths import absolute, is_inside, is_inside_both, one_decision, resolve, within
 from handrail.permissions.rules import (
     EDIT_TOOLS,
     FILE_TOOLS,
@@ -38,7 +38,6 @@ from handrail.permissions.rules import (
     bash_specifier_matches,
     bash_subcommands,
     path_candidates,
-    rule_covers_tool,
     rule_matches_call,
     url_host,
 )
@@ -64,7 +63,8 @@ class CallFacts:
 def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
     """Decide one call. Fails closed: anything not explicitly allowed is asked, any error denies."""
     try:
-        decision = _decide(facts, check, context)
+        with one_decision():
+            decision = _decide(facts, check, context)
         if context.mode == "dontAsk" and decision.behavior == "ask":
             message = f"dontAsk mode refuses anything that would need approval ({decision.reason.message})"
             return PermissionDecision("deny", DecisionReason("mode", message, decision.reason.rule), decision.diff)
@@ -79,13 +79,13 @@ def _rule_text(rule: PermissionRule) -> str:
 
 
 def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) -> PermissionRule | None:
-    return next((r for r in context.rules(behavior) if r.specifier is None and rule_covers_tool(r.tool, tool)), None)
+    return next((r for r in context.rules_for_tool(behavior, tool) if r.specifier is None), None)
 
 
 def _content_match(
     context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
 ) -> PermissionRule | None:
-    for rule in context.rules(behavior):
+    for rule in context.rules_for_tool(behavior, facts.tool_name):
         if rule.specifier is not None and rule_matches_call(
             rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
         ):
@@ -127,9 +127,7 @@ def _safety_problem(paths: Sequence[Path], cwd: Path) -> str | None:
     state = handrail_state_directories()
     for path in paths:
         for candidate in path_candidates(path, cwd):
-            if is_inside(candidate, state) or any(
-                candidate == absolute(d) or absolute(d) in candidate.parents for d in state
-            ):
+            if is_inside(candidate, state) or any(within(candidate, absolute(d)) for d in state):
                 return f"{candidate} holds handrail's own settings, so changing it always needs approval"
             if PROTECTED_DIRECTORIES & set(candidate.parts):
                 protected = next(p for p in candidate.parts if p in PROTECTED_DIRECTORIES)

@@ -108,11 +108,11 @@ class HandrailServer(LanguageServer):
         """Recompute a session's context from the workspace's, its rules and its mode."""
         mode = session.mode if session.mode is not None else self.default_mode
         try:
-            session.permission_context = self.permission_state.context_for(session.rules, mode)
+            session.set_context(self.permission_state.context_for(session.rules, mode))
         except ValueError as exc:  # e.g. bypassPermissions disabled by policy since the mode was chosen
             self.warn(f"handrail: mode {mode} is not available ({exc}); using the default mode")
             session.mode = None
-            session.permission_context = self.permission_state.context_for(session.rules, None)
+            session.set_context(self.permission_state.context_for(session.rules, None))
 
     def in_background(self, coroutine: Any) -> None:
         """Run a coroutine without waiting for it, keeping a reference until it ends."""
@@ -383,6 +383,7 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
             messages=current.messages,
             catalog=catalog,
             audit=audit,
+            permission_updates=current.updates,
         )
 
     config = TurnConfig(

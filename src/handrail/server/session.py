@@ -11,6 +11,7 @@ from typing import Any
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
 from handrail.permissions.settings import PermissionMode
+from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
@@ -28,6 +29,15 @@ class Session:
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
     mode: PermissionMode | None = None
+    updates: PermissionUpdates = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.updates = PermissionUpdates(lambda: self.permission_context)
+
+    def set_context(self, context: PermissionContext) -> None:
+        """Put a new permission context in force; open prompts are decided again."""
+        self.permission_context = context
+        self.updates.notify()
 
     @property
     def busy(self) -> bool:
@@ -38,7 +48,7 @@ class Session:
         """Remember an "always allow" answer for the rest of the session."""
         if rule not in self.rules:
             self.rules.append(rule)
-        self.permission_context = self.permission_context.with_rule("allow", rule)
+        self.set_context(self.permission_context.with_rule("allow", rule))
 
 
 class SessionCatalog:

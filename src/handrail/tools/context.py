@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -116,6 +116,31 @@ class ToolCatalog(Protocol):
         ...
 
 
+class PermissionUpdates:
+    """The session's current permission context, and a way to wait until it changes.
+
+    A prompt still open when an "always allow" answer (or a settings reload) changes
+    the rules is decided again: if the new rules settle it, it closes by itself.
+    """
+
+    def __init__(self, current: Callable[[], PermissionContext]) -> None:
+        self._current = current
+        self._changed = asyncio.Event()
+
+    def current(self) -> PermissionContext:
+        """The context in force now."""
+        return self._current()
+
+    def notify(self) -> None:
+        """The context changed: wake everyone waiting."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait(self) -> None:
+        """Return at the next change."""
+        await self._changed.wait()
+
+
 @dataclass(frozen=True)
 class ToolOptions:
     """Settings tools read: where the workspace is and how much they may return."""
@@ -144,6 +169,7 @@ class ToolUseContext:
     tool_use_id: str = ""
     catalog: ToolCatalog | None = None
     audit: AuditLog = field(default_factory=NullAudit)
+    permission_updates: PermissionUpdates | None = None
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

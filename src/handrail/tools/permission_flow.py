@@ -6,6 +6,8 @@ tool check or safety check asked for; a hook's deny or ask always counts.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import time
@@ -18,7 +20,7 @@ from handrail.permissions.decision import DecisionReason, PermissionDecision
 from handrail.permissions.hooks import HookOutcome, commands_for, run_hooks
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule, parse_rule
-from handrail.tools.context import PermissionRequest, ToolUseContext
+from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolUseContext
 from handrail.tools.protocol import Tool
 
 # Ask reasons a hook's allow may settle: nothing but the pipeline's cautious default asked.
@@ -104,6 +106,38 @@ def _audit(ctx: ToolUseContext, tool: Tool[Any], value: BaseModel, decision: Per
     })
 
 
+async def _ask_until_settled(
+    tool: Tool[Any], value: BaseModel, ctx: ToolUseContext, request: PermissionRequest, hook: HookOutcome
+) -> tuple[PermissionDecision | None, PermissionAnswer | None]:
+    """Ask the user; if the rules change meanwhile and now settle the call, close the prompt instead.
+
+    Returns (the settling decision, None) or (None, the user's answer): exactly one
+    of the two resolves the prompt, whichever comes first.
+    """
+    updates = ctx.permission_updates
+    prompt = asyncio.ensure_future(ctx.prompter.ask_permission(request))
+    try:
+        while True:
+            if updates is None:
+                return None, await prompt
+            change = asyncio.ensure_future(updates.wait())
+            try:
+                await asyncio.wait({prompt, change}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                change.cancel()
+            if prompt.done():
+                return None, prompt.result()
+            fresh = replace(ctx, permission_context=updates.current())
+            decision = with_hook(await decide_call(tool, value, fresh), hook)
+            if decision.behavior != "ask":
+                return decision, None
+    finally:
+        if not prompt.done():
+            prompt.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await prompt
+
+
 def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
     content = tool.rule_content(value)
     if tool.name == "Bash" and content:
@@ -138,7 +172,14 @@ async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> A
         diff=decision.diff,
         suggestions=decision.suggestions or (_default_rule(tool, value),),
     )
-    answer = await ctx.prompter.ask_permission(request)
+    settled, answer = await _ask_until_settled(tool, value, ctx, request, hook)
+    if settled is not None:
+        allowed_now = settled.behavior == "allow"
+        _audit(ctx, tool, value, settled, outcome="allow" if allowed_now else "deny", answered_by="policy")
+        if allowed_now:
+            return Authorization(True, value)
+        return Authorization(False, value, f"Permission denied: {settled.reason.message}")
+    assert answer is not None
     allowed = answer.decision in ("allow", "allow_always")
     _audit(ctx, tool, value, decision, outcome="allow" if allowed else "deny", answered_by="user")
     if answer.decision == "allow":

@@ -1,0 +1,160 @@
+"""The values the Bash analyser passes between its stages: words, redirections, simple commands, verdicts.
+
+Everything here is immutable. A `Word` keeps both what the shell will see after quote removal
+(`text`) and a per-character `mask` of the same length telling how each character was written:
+
+* ``u``: unquoted literal, subject to globbing, brace expansion, comments...
+* ``q``: quoted or backslash-escaped literal
+* ``x``: produced by an expansion the analyser cannot resolve (``text`` then holds the source)
+
+so checks can ask "is this flag partly quoted?" or "is this `{a,b}` really unquoted?" without
+reparsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Behavior = Literal["allow", "deny", "ask"]
+Direction = Literal["read", "write"]
+RedirectKind = Literal["read", "write", "dup", "close", "heredoc", "herestring"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why the analyser decided as it did: a stable id and a sentence for the user."""
+
+    id: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One shell word after quote removal; unresolved words keep their source text."""
+
+    text: str
+    raw: str
+    mask: str
+    resolved: bool = True
+    ansi_c: bool = False
+    substitution: bool = False  # contained `$(...)` or backticks (resolved only for a literal heredoc)
+    variables: tuple[str, ...] = ()  # names of the parameters it expands
+    problems: tuple[str, ...] = ()  # ids of problems found while reading it
+
+    @property
+    def quoted(self) -> bool:
+        return "q" in self.mask
+
+    @property
+    def glob(self) -> bool:
+        """Whether the shell would treat it as a pathname pattern (unquoted `*`, `?` or `[`)."""
+        return any(m == "u" and c in "*?[" for c, m in zip(self.text, self.mask, strict=False))
+
+    @property
+    def tilde(self) -> bool:
+        return self.text.startswith("~") and self.mask[:1] == "u"
+
+
+def literal_word(text: str) -> Word:
+    """A word known to be exactly `text` (used when re-building argv, e.g. from `eval` or `env -S`)."""
+    return Word(text, text, "q" * len(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """One redirection; `target` is None for heredocs, duplications and closes."""
+
+    operator: str
+    kind: RedirectKind
+    fd: int | None = None
+    target: Word | None = None
+    heredoc_body: str | None = None
+    heredoc_quoted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    name: str
+    value: Word | None
+    raw: str
+
+
+CommandKind = Literal["command", "declaration", "unset", "test", "arithmetic", "assignment"]
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One simple command with its structural context.
+
+    `contexts` holds where it sits: ``pipeline``, ``subshell``, ``group``, ``background``,
+    ``command_substitution``, ``process_substitution``, ``loop``, ``conditional``,
+    ``function``, ``negated``, ``heredoc``. `after` is the list operator that follows it
+    (``&&``, ``||``, ``;``, ``&``, ``|``, ``|&``, ``\\n`` or ``""`` at the end).
+    `piped_input` is true when its stdin comes from a pipe.
+    """
+
+    argv: tuple[Word, ...]
+    assignments: tuple[Assignment, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    contexts: frozenset[str] = frozenset()
+    text: str = ""
+    kind: CommandKind = "command"
+    after: str = ""
+    piped_input: bool = False
+    problems: tuple[str, ...] = ()
+
+    @property
+    def resolved(self) -> bool:
+        return (
+            not self.problems
+            and all(w.resolved for w in self.argv)
+            and all(a.value is None or a.value.resolved for a in self.assignments)
+            and all(r.target is None or r.target.resolved for r in self.redirects)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedScript:
+    """A command line cut into simple commands, in the order they appear."""
+
+    source: str
+    commands: tuple[SimpleCommand, ...]
+    problems: tuple[Reason, ...] = ()
+    comments: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+    quoted_spans: tuple[tuple[int, int], ...] = ()  # character ranges of quoted text and heredoc bodies
+    comment_spans: tuple[tuple[int, int], ...] = ()
+    has_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BashVerdict:
+    """What the analyser decided about a command line.
+
+    * `behavior`: allow, deny or ask.
+    * `reasons`: why (deny rule, ask rule, each flagged check, each uncovered part...).
+    * `subcommands`: every command that would run, as normalized text.
+    * `suggestions`: rules (``Bash(npm test:*)``) that would cover the uncovered parts; never
+      for flagged or destructive commands; at most 5.
+    * `read_only`: the whole line only reads (no writes, no unknown programs, no flags).
+    * `redirect_targets`: files redirections read or write, absolute, for file-rule checks.
+    * `paths`: files the commands' own arguments read or write (``cat x``, ``rm y``), absolute.
+    * `must_not_interrupt`: cutting it in half would leave a mess (``git commit``, installs).
+    * `changes_cwd`: it contains a ``cd`` (the session's directory changes; not concurrency safe).
+    """
+
+    behavior: Behavior
+    reasons: tuple[Reason, ...] = ()
+    subcommands: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+    read_only: bool = False
+    redirect_targets: tuple[tuple[str, Direction], ...] = ()
+    paths: tuple[tuple[str, Direction], ...] = ()
+    must_not_interrupt: bool = False
+    changes_cwd: bool = False
+    flagged: tuple[str, ...] = field(default=())
+
+    @property
+    def reason_ids(self) -> tuple[str, ...]:
+        return tuple(r.id for r in self.reasons)
