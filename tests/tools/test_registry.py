@@ -143,3 +143,10 @@ async def test_large_results_are_stored_with_a_preview(tmp_path: Path) -> None:
     assert stored.read_text() == block["content"]
     assert str(stored) in limited["content"] and len(limited["content"]) < 3_000
     assert await limit_result({**block, "content": "small"}, 50_000, tmp_path) == {**block, "content": "small"}
+
+
+def test_tool_wide_denies_cover_tool_families_and_servers() -> None:
+    context = PermissionContext(deny=(PermissionRule("Edit"), PermissionRule("mcp__files")))
+    names = [t.name for t in assemble_tool_pool(context, [_mcp("mcp__files__rm", defer=False)]).tools]
+    assert "Edit" not in names and "Write" not in names  # an Edit deny covers the whole edit family
+    assert "mcp__files__rm" not in names

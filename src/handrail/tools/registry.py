@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
+from handrail.permissions.rules import rule_covers_tool
 from handrail.tools.protocol import Tool
 
 SIMPLE_MODE_TOOLS = ("Bash", "Edit", "Read")
@@ -45,7 +46,11 @@ def find_tool(tools: Iterable[Tool[Any]], name: str) -> Tool[Any] | None:
 
 def denied_outright(tool: Tool[Any], context: PermissionContext) -> bool:
     """Whether a tool-wide deny rule (no specifier) forbids `tool` whatever its input."""
-    return any(rule.specifier is None and tool.matches_name(rule.tool) for rule in context.rules("deny"))
+    names = (tool.name, *tool.aliases)
+    return any(
+        rule.specifier is None and any(rule_covers_tool(rule.tool, name) for name in names)
+        for rule in context.rules("deny")
+    )
 
 
 def get_tools(context: PermissionContext, *, simple: bool = False) -> tuple[Tool[Any], ...]:
