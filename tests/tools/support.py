@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,10 +70,14 @@ class Buffer:
 
 
 class BufferFileSystem(DiskFileSystem):
-    """Disk, plus open editor buffers that shadow some paths (as the server's file system does)."""
+    """Disk, plus open editor buffers that shadow some paths (as the server's file system does).
+
+    `writes` records every write (path, label), so tests can check one write per tool call.
+    """
 
     def __init__(self) -> None:
         self.buffers: dict[Path, Buffer] = {}
+        self.writes: list[tuple[Path, str]] = []
 
     def open(self, path: Path, text: str | None = None) -> Buffer:
         """Open `path` in the "editor" (with its disk text unless `text` is given)."""
@@ -93,7 +98,20 @@ class BufferFileSystem(DiskFileSystem):
             return await super().read(path)
         return FileSnapshot(path=path, text=buffer.text, source="buffer", version=buffer.version, dirty=buffer.dirty)
 
+    async def dirty_buffers(self) -> Mapping[Path, str]:
+        """Open buffers whose text differs from the disk (or that have no file on disk)."""
+        found: dict[Path, str] = {}
+        for path, buffer in self.buffers.items():
+            try:
+                disk = path.read_text()
+            except OSError:
+                disk = None
+            if disk != buffer.text:
+                found[path] = buffer.text
+        return found
+
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
+        self.writes.append((path, label))
         buffer = self.buffers.get(path)
         if buffer is None:
             return await super().write(path, text, base=base, label=label)
@@ -121,8 +139,8 @@ def recorder(ctx: ToolUseContext) -> ProgressRecorder:
     return ctx.progress
 
 
-async def run(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> str:
-    """Run a tool the way the executor does (parse, validate, call) and return the result text.
+async def run_block(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> dict[str, Any]:
+    """Run a tool the way the executor does (parse, validate, call) and return its tool_result block.
 
     A failed validation raises ToolError, like a failing call does.
     """
@@ -132,6 +150,46 @@ async def run(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> str:
         raise ToolError(check.message)
     result = await tool.call(value, ctx)
     block = tool.map_result_to_block(result.data, ctx.tool_use_id)
-    content = block["content"]
+    assert block["type"] == "tool_result" and block["tool_use_id"] == ctx.tool_use_id
+    return block
+
+
+async def run(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> str:
+    """Run a tool like `run_block` and return the result text (which must be a plain string)."""
+    content = (await run_block(tool, ctx, **raw))["content"]
     assert isinstance(content, str)
     return content
+
+
+def make_pdf(pages: list[str]) -> bytes:
+    """A minimal PDF with one page per item of `pages`, each line of it written in Helvetica."""
+    count = len(pages)
+    page_ids = [4 + 2 * index for index in range(count)]
+    objects: dict[int, bytes] = {
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: f"<< /Type /Pages /Kids [{' '.join(f'{p} 0 R' for p in page_ids)}] /Count {count} >>".encode(),
+        3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    }
+    for page_id, text in zip(page_ids, pages, strict=True):
+        shown = " T* ".join(f"({_pdf_string(line)}) Tj" for line in text.split("\n"))
+        stream = f"BT /F1 12 Tf 14 TL 72 720 Td {shown} ET".encode("latin-1")
+        objects[page_id] = (
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {page_id + 1} 0 R >>"
+        ).encode()
+        objects[page_id + 1] = b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream)
+    out = bytearray(b"%PDF-1.4\n")
+    offsets: dict[int, int] = {}
+    for number in sorted(objects):
+        offsets[number] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, objects[number])
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for number in sorted(objects):
+        out += f"{offsets[number]:010d} 00000 n \n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def _pdf_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")

@@ -185,3 +185,62 @@ async def test_validation_reports_problems_before_asking(ctx: ToolUseContext, tm
     assert not check.ok and "not been read" in check.message
     relative = await EDIT.validate_input(EDIT.input_model(file_path="f.txt", old_string="a", new_string="b"), ctx)
     assert not relative.ok and "absolute" in relative.message
+
+
+async def test_ambiguity_error_shows_the_candidate_lines(ctx: ToolUseContext, tmp_path: Path) -> None:
+    path = tmp_path / "f.py"
+    await _read_file(ctx, path, "def a():\n    return None\n\ndef b():\n    return None\n")
+    with pytest.raises(ToolError) as info:
+        await run(EDIT, ctx, file_path=str(path), old_string="    return None", new_string="    return 1")
+    assert "     2\t    return None\n     5\t    return None" in str(info.value)
+
+
+async def test_crlf_untouched_lines_stay_byte_for_byte(ctx: ToolUseContext, tmp_path: Path) -> None:
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(b"a\r\nb\r\nc\r\nlf only\nd\r\n")
+    await run(READ, ctx, file_path=str(path))
+    await run(EDIT, ctx, file_path=str(path), old_string="b\nc\n", new_string="B\nC\nC2\n")
+    assert path.read_bytes() == b"a\r\nB\r\nC\r\nC2\r\nlf only\nd\r\n"
+
+
+async def test_trailing_whitespace_and_missing_final_newline_are_kept(ctx: ToolUseContext, tmp_path: Path) -> None:
+    path = tmp_path / "ws.md"
+    await _read_file(ctx, path, "keep  \nline two\t\nlast line   ")
+    await run(EDIT, ctx, file_path=str(path), old_string="line two", new_string="line 2  ")
+    assert path.read_text() == "keep  \nline 2  \t\nlast line   "
+
+
+async def test_emoji_before_the_edit(ectx: ToolUseContext, editor: BufferFileSystem, tmp_path: Path) -> None:
+    path = tmp_path / "e.txt"
+    path.write_text("🎉🎉 x = 1\n")
+    editor.open(path, "🎉🎉 x = 1 # 👍 typed\n")
+    await run(READ, ectx, file_path=str(path))
+    await run(EDIT, ectx, file_path=str(path), old_string="x = 1", new_string="x = 2")
+    assert editor.buffers[path].text == "🎉🎉 x = 2 # 👍 typed\n"
+    disk = tmp_path / "d.txt"
+    await _read_file(ectx, disk, "👩‍👩‍👧 a\nb\n")
+    await run(EDIT, ectx, file_path=str(disk), old_string="a\n", new_string="α\n")
+    assert disk.read_text() == "👩‍👩‍👧 α\nb\n"
+
+
+async def test_one_write_per_call(ectx: ToolUseContext, editor: BufferFileSystem, tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    await _read_file(ectx, path, "x\ny\nx\n")
+    await run(EDIT, ectx, file_path=str(path), old_string="x", new_string="z", replace_all=True)
+    assert editor.writes == [(path, "Edit f.txt")]
+
+
+async def test_notebooks_are_sent_to_notebook_edit(ctx: ToolUseContext, tmp_path: Path) -> None:
+    path = tmp_path / "n.ipynb"
+    path.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n')
+    await run(READ, ctx, file_path=str(path))
+    with pytest.raises(ToolError, match="NotebookEdit"):
+        await run(EDIT, ctx, file_path=str(path), old_string="cells", new_string="x")
+
+
+async def test_paths_report_the_symlink_target(ctx: ToolUseContext, tmp_path: Path) -> None:
+    target = tmp_path / "real.txt"
+    target.write_text("a\n")
+    (tmp_path / "alias.txt").symlink_to(target)
+    value = EDIT.input_model(file_path=str(tmp_path / "alias.txt"), old_string="a", new_string="b")
+    assert EDIT.paths(value) == (tmp_path / "alias.txt", target.resolve())

@@ -35,7 +35,8 @@ async def test_minimal_tool_is_fail_closed(ctx: ToolUseContext) -> None:
 
 def test_builtin_tools_sorted_by_name() -> None:
     tools = builtin_tools()
-    assert [tool.name for tool in tools] == ["Bash", "Edit", "Glob", "Grep", "Read", "Write"]
+    expected = ["Bash", "Edit", "Glob", "Grep", "MultiEdit", "NotebookEdit", "Read", "Write"]
+    assert [tool.name for tool in tools] == expected
     assert all(tool.prompt and tool.search_hint for tool in tools)
 
 

@@ -81,3 +81,24 @@ async def test_write_to_open_buffer_says_so(ectx: ToolUseContext, editor: Buffer
     assert BUFFER_NOTE in text
     assert editor.buffers[path].text == "buffer\n"
     assert path.read_text() == "disk\n"
+
+
+async def test_parent_that_is_a_file(ctx: ToolUseContext, tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(ToolError, match="one of its parents is a file"):
+        await run(WRITE, ctx, file_path=str(tmp_path / "plain" / "child.txt"), content="y")
+
+
+async def test_unicode_content_round_trips(ctx: ToolUseContext, tmp_path: Path) -> None:
+    path = tmp_path / "u.txt"
+    await run(WRITE, ctx, file_path=str(path), content="🎉 naïve\n")
+    assert path.read_text(encoding="utf-8") == "🎉 naïve\n"
+
+
+def test_paths_report_the_symlink_target(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "out").symlink_to(outside)
+    value = WRITE.input_model(file_path=str(tmp_path / "ws" / "out" / "new.txt"), content="x")
+    assert WRITE.paths(value) == (tmp_path / "ws" / "out" / "new.txt", outside.resolve() / "new.txt")

@@ -141,6 +141,7 @@ class DiskFileSystem:
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
         """Write atomically, refusing when the disk moved on since `base`."""
+
         def work() -> WriteOutcome:
             if base is not None and path.exists():
                 current = read_disk(path)

@@ -89,21 +89,30 @@ def with_hook(decision: PermissionDecision, hook: HookOutcome) -> PermissionDeci
     return decision
 
 
-def _audit(ctx: ToolUseContext, tool: Tool[Any], value: BaseModel, decision: PermissionDecision,
-           *, outcome: str, answered_by: str) -> None:
-    ctx.audit.record({
-        "time": time.time(),
-        "session": ctx.options.session_id,
-        "toolUseId": ctx.tool_use_id,
-        "tool": tool.name,
-        "inputDigest": input_digest(value),
-        "decision": decision.behavior,
-        "outcome": outcome,
-        "answeredBy": answered_by,
-        "reasonType": decision.reason.type,
-        "reason": decision.reason.message,
-        "rule": decision.reason.rule,
-    })
+def _audit(
+    ctx: ToolUseContext,
+    tool: Tool[Any],
+    value: BaseModel,
+    decision: PermissionDecision,
+    *,
+    outcome: str,
+    answered_by: str,
+) -> None:
+    ctx.audit.record(
+        {
+            "time": time.time(),
+            "session": ctx.options.session_id,
+            "toolUseId": ctx.tool_use_id,
+            "tool": tool.name,
+            "inputDigest": input_digest(value),
+            "decision": decision.behavior,
+            "outcome": outcome,
+            "answeredBy": answered_by,
+            "reasonType": decision.reason.type,
+            "reason": decision.reason.message,
+            "rule": decision.reason.rule,
+        }
+    )
 
 
 async def _ask_until_settled(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,41 +37,57 @@ class RgResult:
     stderr: str
 
 
-async def run_rg(args: list[str], *, cwd: Path, abort: asyncio.Event | None = None) -> RgResult:
-    """Run ripgrep with `args` (always without user config), killing it on cancellation or abort.
+_BASE_ARGS = (
+    "--no-config",
+    # honour .gitignore also in workspaces that are not git repositories
+    "--no-require-git",
+)
 
-    Raises ToolError when ripgrep is missing or the run was aborted.
-    """
+
+def _rg_or_fail(abort: asyncio.Event | None) -> str:
     rg = find_rg()
     if rg is None:
         raise ToolError("ripgrep (rg) is not installed, so searching files is not available.")
     if abort is not None and abort.is_set():
         raise ToolError("The search was interrupted.")
+    return rg
+
+
+async def _until_done_or_abort(work: asyncio.Future[Any], abort: asyncio.Event | None) -> None:
+    """Wait for `work`; raise ToolError if `abort` is set first."""
+    waiters: set[asyncio.Future[Any]] = {work}
+    if abort is not None:
+        waiters.add(asyncio.ensure_future(abort.wait()))
+    try:
+        done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters - {work}:
+            waiter.cancel()
+    if work not in done:
+        raise ToolError("The search was interrupted.")
+
+
+async def run_rg(args: list[str], *, cwd: Path, abort: asyncio.Event | None = None) -> RgResult:
+    """Run ripgrep with `args` (always without user config), killing it on cancellation or abort.
+
+    Raises ToolError when ripgrep is missing or the run was aborted.
+    """
+    rg = _rg_or_fail(abort)
     proc = await asyncio.create_subprocess_exec(
         rg,
-        "--no-config",
-        # honour .gitignore also in workspaces that are not git repositories
-        "--no-require-git",
+        *_BASE_ARGS,
         *args,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+    communicate = asyncio.ensure_future(proc.communicate())
     try:
-        communicate = asyncio.ensure_future(proc.communicate())
-        waiters: set[asyncio.Future[Any]] = {communicate}
-        if abort is not None:
-            waiters.add(asyncio.ensure_future(abort.wait()))
-        try:
-            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for waiter in waiters:
-                waiter.cancel()
-        if communicate not in done:
-            raise ToolError("The search was interrupted.")
+        await _until_done_or_abort(communicate, abort)
         stdout, stderr = communicate.result()
     finally:
+        communicate.cancel()
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
@@ -80,16 +99,87 @@ async def run_rg(args: list[str], *, cwd: Path, abort: asyncio.Event | None = No
     )
 
 
-async def newest_first(paths: list[Path]) -> list[Path]:
-    """`paths` sorted by modification time, newest first (ties by name; vanished files last)."""
+@dataclass(frozen=True)
+class RgPaths:
+    """The paths one ripgrep run listed, newest first, how many there were, and how it ended."""
 
-    def work() -> list[Path]:
-        def key(path: Path) -> tuple[int, str]:
-            try:
-                return (-path.stat().st_mtime_ns, str(path))
-            except OSError:
-                return (1, str(path))
+    returncode: int
+    paths: list[str]
+    total: int
+    stderr: str
 
-        return sorted(paths, key=key)
 
-    return await asyncio.to_thread(work)
+async def run_rg_paths(
+    args: list[str],
+    *,
+    cwd: Path,
+    abort: asyncio.Event | None = None,
+    prefix: str = "",
+    limit: int | None = None,
+) -> RgPaths:
+    """Run ripgrep for a list of paths (`--files`, `--files-with-matches`), newest first.
+
+    Each path is stat'ed as ripgrep prints it, so sorting by modification time overlaps the
+    search instead of following it; `prefix` is put before the paths returned. With `limit`, only the
+    `limit` newest are returned (`total` still counts them all). Raises ToolError like `run_rg`.
+    """
+    rg = _rg_or_fail(abort)
+    with tempfile.TemporaryFile() as errors:
+        # Spawning blocks no longer than asyncio's own create_subprocess_exec, which also forks on this thread.
+        proc = subprocess.Popen(  # noqa: ASYNC220
+            [rg, *_BASE_ARGS, *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,  # a file, so a flood of warnings cannot block ripgrep while stdout is read
+        )
+        worker = asyncio.ensure_future(asyncio.to_thread(_stat_lines, proc, cwd))
+        try:
+            await _until_done_or_abort(worker, abort)
+            keyed = worker.result()
+        finally:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+            with contextlib.suppress(Exception):
+                await worker  # ends at the end of the output, right after a kill
+            proc.wait()
+        errors.seek(0)
+        stderr = errors.read().decode("utf-8", "replace")
+    chosen = heapq.nsmallest(limit, keyed) if limit is not None else sorted(keyed)
+    paths = [prefix + path.decode("utf-8", "replace") for _, path in chosen]
+    return RgPaths(proc.returncode, paths, len(keyed), stderr)
+
+
+def _stat_lines(proc: subprocess.Popen[bytes], cwd: Path) -> list[tuple[int, bytes]]:
+    """(minus mtime, path) for each line ripgrep prints, read as it comes (vanished files sort last).
+
+    Relative paths are stat'ed from `cwd`, where ripgrep runs.
+    """
+    assert proc.stdout is not None
+    keyed: list[tuple[int, bytes]] = []
+    stat = os.stat
+    pending = b""
+    directory = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+    def add(path: bytes) -> None:
+        try:
+            keyed.append((-stat(path, dir_fd=directory).st_mtime_ns, path))
+        except OSError:
+            keyed.append((1, path))
+
+    try:
+        fd = proc.stdout.fileno()
+        while chunk := os.read(fd, 1 << 16):
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                if line:
+                    add(line)
+        if pending:
+            add(pending)
+    finally:
+        os.close(directory)
+        proc.stdout.close()
+        proc.wait()
+    return keyed

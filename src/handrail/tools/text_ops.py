@@ -7,7 +7,8 @@ Line numbers are 1-based and count `\\n`-separated lines of LF-normalised text.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 LineEnding = Literal["\n", "\r\n"]
@@ -61,6 +62,41 @@ def split_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return lines
+
+
+_CHUNK = 1 << 15
+
+
+def line_window(text: str, start: int, count: int) -> tuple[list[str], int]:
+    """Lines `start..start+count-1` (1-based) of `text` without their line breaks, and how many lines it has.
+
+    One pass counts line breaks chunk by chunk (at C speed); the chunk counts then lead
+    straight to the window, so the cost does not depend on where in the text the window is.
+    """
+    counts = [text.count("\n", pos, pos + _CHUNK) for pos in range(0, len(text), _CHUNK)]
+    total = sum(counts) + (1 if text and not text.endswith("\n") else 0)
+    first = max(start, 1) - 1
+    end = min(first + count, total)
+    if first >= end:
+        return [], total
+    window = text[_line_offset(text, counts, first) : _line_offset(text, counts, end)]
+    lines = window.split("\n")
+    if window.endswith("\n"):
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines], total
+
+
+def _line_offset(text: str, counts: list[int], index: int) -> int:
+    """Where 0-based line `index` starts in `text` (its length when there is no such line)."""
+    remaining = index
+    for chunk, found in enumerate(counts):
+        if remaining <= found:
+            position = chunk * _CHUNK
+            for _ in range(remaining):
+                position = text.find("\n", position) + 1
+            return position
+        remaining -= found
+    return len(text)
 
 
 def line_at(text: str, offset: int) -> int:
@@ -119,6 +155,8 @@ class AppliedEdit:
     """Offsets of the replaced occurrences in the original text."""
     quotes_fallback: bool = False
     """Whether `old` only matched once curly quotes were treated as straight ones."""
+    inserted: str = ""
+    """The text put in place of each occurrence (differs from `new_string` when quotes were curled)."""
 
 
 def locate(text: str, old: str) -> tuple[str, list[int]]:
@@ -152,7 +190,7 @@ def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False) -> A
     if old == "":
         if text.strip():
             raise EditError("Cannot use an empty old_string on a file that has content: it would overwrite it.")
-        return AppliedEdit(new, 1, 1, max(1, len(split_lines(new))), text, (0,))
+        return AppliedEdit(new, 1, 1, max(1, len(split_lines(new))), text, (0,), inserted=new)
     matched, offsets = locate(text, old)
     if not offsets:
         raise StringNotFoundError(f"String to replace not found in file.\nString: {old}")
@@ -162,6 +200,7 @@ def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False) -> A
             f"Found {len(offsets)} matches of the string to replace, but replace_all is false "
             f"(at lines {', '.join(map(str, lines))}). To replace all occurrences, set replace_all to true. "
             "To replace only one occurrence, please provide more context to uniquely identify the instance.\n"
+            f"Matches (the line where each starts):\n{candidate_lines(text, lines)}\n"
             f"String: {old}",
             lines,
         )
@@ -174,16 +213,24 @@ def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False) -> A
     last_offset = offsets[-1] + shift * (len(offsets) - 1)
     first_line = line_at(new_text, first_offset)
     last_line = line_at(new_text, last_offset + max(len(new) - 1, 0))
-    return AppliedEdit(new_text, len(offsets), first_line, last_line, matched, tuple(offsets), matched != old)
+    return AppliedEdit(
+        new_text, len(offsets), first_line, last_line, matched, tuple(offsets), matched != old, inserted=new
+    )
 
 
 def touched_lines(text: str, offsets: tuple[int, ...], length: int) -> list[tuple[int, int]]:
-    """For each occurrence at `offsets` of a string of `length` chars, its first and last 0-based line."""
+    """For each occurrence at `offsets` (ascending) of a string of `length` chars, its first and last 0-based line.
+
+    One pass over the text, however many occurrences there are.
+    """
     spans: list[tuple[int, int]] = []
+    line = 0
+    position = 0
     for offset in offsets:
-        first = line_at(text, offset) - 1
-        last = line_at(text, offset + max(length - 1, 0)) - 1
-        spans.append((first, last))
+        line += text.count("\n", position, offset)
+        last = line + text.count("\n", offset, offset + max(length - 1, 0))
+        spans.append((line, last))
+        position = offset
     return spans
 
 
@@ -220,6 +267,104 @@ def overlaps(change: LineChange, first: int, last: int) -> bool:
         # Pure deletion: the lines vanished between new_start-1 and new_start.
         return first < change.new_start <= last
     return change.new_start <= last and first <= change.new_end - 1
+
+
+# ---------------------------------------------------------------- several edits in a row
+
+
+@dataclass(frozen=True)
+class EditSpec:
+    """One requested replacement: `old` by `new`, every occurrence when `replace_all`."""
+
+    old: str
+    new: str
+    replace_all: bool = False
+
+
+class EditStepError(EditError):
+    """Edit number `index` (0-based) of a sequence could not be applied; `cause` says why."""
+
+    def __init__(self, index: int, cause: EditError) -> None:
+        super().__init__(str(cause))
+        self.index = index
+        self.cause = cause
+
+
+class EditOverlapError(EditError):
+    """The lines an edit would change were changed by someone else since the model read them."""
+
+
+@dataclass(frozen=True)
+class AppliedEdits:
+    """The result of `apply_edits`: the final text, each step, and where each step's change is in the final text."""
+
+    text: str
+    steps: tuple[AppliedEdit, ...]
+    spans: tuple[tuple[int, int], ...]
+    """For each step, the first and last 1-based line of the final text its change covers."""
+
+
+def apply_edits(text: str, edits: Sequence[EditSpec], *, changed: Sequence[LineChange] = ()) -> AppliedEdits:
+    """Apply `edits` in order, each to the result of the previous one; all of them or none.
+
+    `changed` are the regions of `text` that changed since the model read it (as `line_changes`
+    gives them, `new_*` in lines of `text`): an edit touching one of them raises `EditOverlapError`.
+    A step whose `old` occurs inside the `new` of an earlier replacing step is refused, since it
+    would edit text the model just wrote rather than the file it read. Raises `EditStepError` naming the step.
+    """
+    steps: list[AppliedEdit] = []
+    spans: list[tuple[int, int]] = []
+    regions = list(changed)
+    for index, edit in enumerate(edits):
+        try:
+            # (The content of a file created by an empty `old` is of course there to be edited.)
+            if edit.old and any(earlier.old and edit.old in earlier.new for earlier in edits[:index]):
+                raise EditError(
+                    "old_string is a substring of the new_string of an earlier edit in this call; make it "
+                    "specific to the text as it was read."
+                )
+            applied = apply_edit(text, edit.old, edit.new, replace_all=edit.replace_all)
+            touched = touched_lines(text, applied.offsets, len(applied.matched)) if edit.old else []
+            if regions and touched:
+                if any(overlaps(region, first, last) for region in regions for first, last in touched):
+                    raise EditOverlapError("The lines you are editing were changed since your read.")
+                regions = _shift_regions(regions, touched, applied)
+        except EditError as exc:
+            raise EditStepError(index, exc) from exc
+        delta = applied.inserted.count("\n") - applied.matched.count("\n")
+        if delta and touched:
+            # Earlier steps' changes below this step's occurrences move by `delta` lines per occurrence.
+            spans = [
+                (first + shift, last + shift)
+                for first, last in spans
+                for shift in [delta * sum(1 for _, end in touched if end < first - 1)]
+            ]
+        spans.append((applied.first_line, applied.last_line))
+        steps.append(applied)
+        text = applied.text
+    return AppliedEdits(text, tuple(steps), tuple(spans))
+
+
+def _shift_regions(regions: list[LineChange], spans: list[tuple[int, int]], applied: AppliedEdit) -> list[LineChange]:
+    """`regions` (clear of `spans`) in lines of the text after `applied`."""
+    # Every occurrence is the same string replaced by the same string, so each shifts later lines equally.
+    delta = applied.inserted.count("\n") - applied.matched.count("\n")
+    if delta == 0:
+        return regions
+    shifted: list[LineChange] = []
+    for region in regions:
+        shift = delta * sum(1 for _, last in spans if last < region.new_start)
+        shifted.append(replace(region, new_start=region.new_start + shift, new_end=region.new_end + shift))
+    return shifted
+
+
+def candidate_lines(text: str, lines: Sequence[int], *, limit: int = 10) -> str:
+    """The 1-based `lines` of `text`, numbered like Read (at most `limit` of them, then a count)."""
+    all_lines = to_lf(text).split("\n")
+    shown = [f"{n:>6}\t{cut_line(all_lines[n - 1], 200)}" for n in lines[:limit] if 0 < n <= len(all_lines)]
+    if len(lines) > limit:
+        shown.append(f"  (and {len(lines) - limit} more)")
+    return "\n".join(shown)
 
 
 # ---------------------------------------------------------------- display

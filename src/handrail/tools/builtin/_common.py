@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.paths import resolve
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.file_state import ReadRecord
@@ -76,16 +77,49 @@ async def read_existing(ctx: ToolUseContext, path: Path) -> FileSnapshot | None:
         return await ctx.fs.read(path)
     except FileNotFoundError:
         return None
-    except IsADirectoryError as exc:
-        raise ToolError(
+    except (OSError, BinaryFileError) as exc:
+        raise read_error(path, exc) from exc
+
+
+def read_error(path: Path, exc: BaseException) -> ToolError:
+    """The ToolError for a failed read of `path` (directory, binary, permission and other errors)."""
+    if isinstance(exc, IsADirectoryError):
+        return ToolError(
             f"{path} is a directory, not a file. Use Glob to find files in it, or Bash with `ls` to list it."
-        ) from exc
-    except NotADirectoryError as exc:
-        raise ToolError(f"{path} is not a valid path: one of its parents is a file.") from exc
-    except BinaryFileError as exc:
-        raise ToolError(f"{path} is a binary file ({exc}); only text files can be read or edited.") from exc
-    except PermissionError as exc:
-        raise ToolError(f"Permission denied reading {path}.") from exc
+        )
+    if isinstance(exc, NotADirectoryError):
+        return ToolError(f"{path} is not a valid path: one of its parents is a file.")
+    if isinstance(exc, BinaryFileError):
+        return ToolError(
+            f"{path} is a binary file ({exc}), so it cannot be shown or edited as text. Read shows text files, "
+            "images (PNG, JPEG, GIF, WebP), PDFs and Jupyter notebooks; for other binary files use Bash "
+            "(e.g. `file`, or `xxd | head`)."
+        )
+    if isinstance(exc, PermissionError):
+        return ToolError(f"Permission denied reading {path}.")
+    return ToolError(f"Could not read {path}: {exc}")
+
+
+def resolve_path(path: str, cwd: Path, *, field: str = "path") -> Path:
+    """`path` as an absolute path: relative ones are taken from `cwd`; `..` is folded."""
+    if not path:
+        raise ToolError(f"{field} must not be empty.")
+    return Path(os.path.normpath(os.path.join(cwd, path)))
+
+
+def reported_paths(path: str | None) -> tuple[Path, ...]:
+    """The paths a tool names for the permission checks: `path` as given (absolute, `..` folded) and,
+    when that goes through a symbolic link, the file it really reaches.
+
+    Relative paths are returned as they are; the permission pipeline takes them from its working directory.
+    """
+    if not path:
+        return ()
+    if not os.path.isabs(path):
+        return (Path(path),)
+    written = Path(os.path.normpath(path))
+    real = resolve(written)
+    return (written,) if real == written else (written, real)
 
 
 def require_read(ctx: ToolUseContext, path: Path) -> ReadRecord:

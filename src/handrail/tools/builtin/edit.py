@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from handrail.tools.builtin._common import (
     display_path,
     missing_file_message,
     read_existing,
+    reported_paths,
     require_absolute,
     require_read,
     validator,
@@ -21,21 +23,21 @@ from handrail.tools.builtin._common import (
 )
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-from handrail.tools.file_state import ReadRecord
 from handrail.tools.filesystem import FileSnapshot
 from handrail.tools.protocol import ToolResult, build_tool
 from handrail.tools.text_ops import (
     AmbiguousEditError,
-    AppliedEdit,
+    AppliedEdits,
     EditError,
+    EditOverlapError,
+    EditSpec,
+    EditStepError,
     LineChange,
-    apply_edit,
+    StringNotFoundError,
+    apply_edits,
     detect_line_ending,
     line_changes,
-    overlaps,
     snippet,
-    to_lf,
-    touched_lines,
     with_line_ending,
 )
 
@@ -67,70 +69,77 @@ Usage:
 
 @dataclass(frozen=True)
 class EditPlan:
-    """What an Edit will do: the file now (None when creating), its new text, and what to tell the model."""
+    """What an Edit or MultiEdit will do: the file now (None when creating), its new text, what to tell the model."""
 
     path: Path
     base: FileSnapshot | None
     new_text: str
-    applied: AppliedEdit
+    applied: AppliedEdits
     note: str = ""
 
 
-async def plan_edit(value: EditInput, ctx: ToolUseContext) -> EditPlan:
-    """Work out an Edit against the file as it is now; raises ToolError when it cannot be made."""
-    path = require_absolute(value.file_path)
-    if value.old_string == value.new_string:
-        raise ToolError("No changes to make: old_string and new_string are exactly the same.")
+async def plan_edits(file_path: str, edits: Sequence[EditSpec], ctx: ToolUseContext) -> EditPlan:
+    """Work out edits to one file, applied in order to the file as it is now; all of them or none.
+
+    Raises ToolError (naming the failing edit when there are several) when they cannot be made.
+    """
+    path = require_absolute(file_path)
+    if path.suffix.lower() == ".ipynb":
+        raise ToolError("File is a Jupyter notebook. Use the NotebookEdit tool to change its cells.")
+    for index, edit in enumerate(edits):
+        if edit.old == edit.new:
+            raise ToolError(_numbered(index, len(edits), NO_CHANGE))
     current = await read_existing(ctx, path)
     if current is None:
-        if value.old_string == "":
-            return EditPlan(path, None, value.new_string, _apply("", "", value.new_string, False))
+        if edits[0].old == "":
+            return EditPlan(path, None, *_applied("", edits, [], stale=False))
         raise ToolError(await missing_file_message(path, ctx.options.cwd))
 
-    crlf = detect_line_ending(current.text) == "\r\n"
-    text = to_lf(current.text) if crlf else current.text
-    old = to_lf(value.old_string) if crlf else value.old_string
-    new = to_lf(value.new_string) if crlf else value.new_string
-
-    if old == "":
-        if text.strip():
+    if detect_line_ending(current.text) == "\r\n":
+        # Match and write in the file's own line endings, so untouched lines stay byte for byte.
+        edits = [EditSpec(_crlf(e.old), _crlf(e.new), e.replace_all) for e in edits]
+    if edits[0].old == "":
+        if current.text.strip():
             raise ToolError(
                 "Cannot create new file - file already exists. To change it, Read it and give the text to "
                 "replace as old_string."
             )
-        applied = _apply(text, old, new, False)
-        note = ""
-    else:
-        record = require_read(ctx, path)
-        if record.content_hash == current.content_hash:
-            applied = _apply(text, old, new, value.replace_all)
-            note = ""
+        return EditPlan(path, current, *_applied(current.text, edits, [], stale=False))
+    record = require_read(ctx, path)
+    stale = record.content_hash != current.content_hash
+    changed = line_changes(record.text, current.text) if stale else []
+    new_text, applied = _applied(current.text, edits, changed, stale=stale)
+    return EditPlan(path, current, new_text, applied, _changed_note(changed, current) if stale else "")
+
+
+NO_CHANGE = "No changes to make: old_string and new_string are exactly the same."
+
+
+def _crlf(text: str) -> str:
+    return with_line_ending(text, "\r\n") if "\n" in text else text
+
+
+def _numbered(index: int, count: int, message: str) -> str:
+    if count == 1:
+        return message
+    return f"Edit {index + 1} of {count}: {message}\nNone of the edits were applied."
+
+
+def _applied(
+    text: str, edits: Sequence[EditSpec], changed: list[LineChange], *, stale: bool
+) -> tuple[str, AppliedEdits]:
+    try:
+        applied = apply_edits(text, edits, changed=changed)
+    except EditStepError as exc:
+        cause = exc.cause
+        if isinstance(cause, EditOverlapError):
+            message = f"{MODIFIED}\n(The lines you are editing were changed since your read.)"
+        elif stale and isinstance(cause, StringNotFoundError | AmbiguousEditError):
+            message = f"{MODIFIED}\n(Since your read, the string to replace {_why(cause)}.)\n{cause}"
         else:
-            applied, note = _reanchor(record, current, text, old=old, new=new, replace_all=value.replace_all)
-    new_text = with_line_ending(applied.text, "\r\n") if crlf else applied.text
-    return EditPlan(path, current, new_text, applied, note)
-
-
-def _apply(text: str, old: str, new: str, replace_all: bool) -> AppliedEdit:
-    try:
-        return apply_edit(text, old, new, replace_all=replace_all)
-    except EditError as exc:
-        raise ToolError(str(exc)) from exc
-
-
-def _reanchor(
-    record: ReadRecord, current: FileSnapshot, text: str, *, old: str, new: str, replace_all: bool
-) -> tuple[AppliedEdit, str]:
-    """Apply the edit to text that changed since the read, if the change is clear of the edit."""
-    try:
-        applied = apply_edit(text, old, new, replace_all=replace_all)
-    except EditError as exc:
-        raise ToolError(f"{MODIFIED}\n(Since your read, the string to replace {_why(exc)}.)") from exc
-    changes = line_changes(record.text, current.text)
-    spans = touched_lines(text, applied.offsets, len(applied.matched))
-    if any(overlaps(change, first, last) for change in changes for first, last in spans):
-        raise ToolError(f"{MODIFIED}\n(The lines you are editing were changed since your read.)")
-    return applied, _changed_note(changes, current)
+            message = str(cause)
+        raise ToolError(_numbered(exc.index, len(edits), message)) from exc
+    return applied.text, applied
 
 
 def _why(error: EditError) -> str:
@@ -153,22 +162,50 @@ def _changed_note(changes: list[LineChange], current: FileSnapshot) -> str:
     )
 
 
-async def _call(value: EditInput, ctx: ToolUseContext) -> ToolResult:
-    plan = await plan_edit(value, ctx)
+async def write_edits(plan: EditPlan, ctx: ToolUseContext, *, tool: str) -> ToolResult:
+    """Write a planned Edit/MultiEdit in one write (one undo step) and tell the model what happened."""
     shown = display_path(plan.path, ctx.options.cwd)
-    outcome = await write_and_record(ctx, plan.path, plan.new_text, base=plan.base, label=f"Edit {shown}")
+    outcome = await write_and_record(ctx, plan.path, plan.new_text, base=plan.base, label=f"{tool} {shown}")
     if plan.base is None:
         return ToolResult(with_notes(f"File created successfully at: {plan.path}", outcome.note))
-    applied = plan.applied
-    head = f"The file {plan.path} has been updated."
-    if applied.count > 1:
-        head += f" All {applied.count} occurrences were replaced."
-    if applied.quotes_fallback:
-        head += " (old_string matched after treating curly quotes as straight ones.)"
-    view = snippet(applied.text, applied.first_line, applied.last_line)
+    steps = plan.applied.steps
+    if len(steps) == 1:
+        head = f"The file {plan.path} has been updated."
+        if steps[0].count > 1:
+            head += f" All {steps[0].count} occurrences were replaced."
+    else:
+        head = f"Applied {len(steps)} edits to {plan.path}."
+    fallbacks = [str(n) for n, step in enumerate(steps, 1) if step.quotes_fallback]
+    if fallbacks:
+        which = "" if len(steps) == 1 else f" (edit {', '.join(fallbacks)})"
+        head += f" (old_string matched after treating curly quotes as straight ones{which}.)"
+    view = _snippets(plan.new_text, plan.applied.spans)
     if view:
         head += " Here's the result of running `cat -n` on a snippet of the edited file:\n" + view
     return ToolResult(with_notes(head, plan.note, outcome.note))
+
+
+def _snippets(text: str, spans: tuple[tuple[int, int], ...], *, context: int = 4, most: int = 5) -> str:
+    """Numbered views of `text` around `spans` (nearby spans merged), at most `most` of them."""
+    merged: list[list[int]] = []
+    for first, last in sorted(spans):
+        if merged and first - merged[-1][1] <= 2 * context + 1:
+            merged[-1][1] = max(merged[-1][1], last)
+        else:
+            merged.append([first, last])
+    views = [snippet(text, first, last, context=context) for first, last in merged[:most]]
+    if len(merged) > most:
+        views.append(f"(and {len(merged) - most} more changed regions)")
+    return "\n...\n".join(view for view in views if view)
+
+
+async def plan_edit(value: EditInput, ctx: ToolUseContext) -> EditPlan:
+    """Work out an Edit against the file as it is now; raises ToolError when it cannot be made."""
+    return await plan_edits(value.file_path, [EditSpec(value.old_string, value.new_string, value.replace_all)], ctx)
+
+
+async def _call(value: EditInput, ctx: ToolUseContext) -> ToolResult:
+    return await write_edits(await plan_edit(value, ctx), ctx, tool="Edit")
 
 
 EDIT = build_tool(
@@ -180,7 +217,7 @@ EDIT = build_tool(
     call=_call,
     validate_input=validator(plan_edit),
     check_permissions=diff_check(plan_edit),
-    paths=lambda value: (Path(value.file_path),),
+    paths=lambda value: reported_paths(value.file_path),
     rule_content=lambda value: value.file_path,
     summary=lambda value: f"Edit {value.file_path}",
 )

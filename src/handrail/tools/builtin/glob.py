@@ -7,11 +7,11 @@ from pathlib import Path
 
 from pydantic import Field
 
-from handrail.tools.builtin._common import ToolInput, require_absolute, validator
+from handrail.tools.builtin._common import ToolInput, reported_paths, resolve_path, validator
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.ripgrep import VCS_DIRS, find_rg, newest_first, run_rg
+from handrail.tools.ripgrep import VCS_DIRS, find_rg, run_rg_paths
 
 MAX_RESULTS = 100
 _GLOB_CHARS = frozenset("*?[]{}")
@@ -25,7 +25,8 @@ class GlobInput(ToolInput):
         description=(
             "The directory to search in. If not specified, the current working directory will be used. "
             'IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - '
-            "simply omit it for the default behavior. Must be an absolute path if provided."
+            "simply omit it for the default behavior. Must be a valid directory path if provided (absolute, or "
+            "relative to the current working directory)."
         ),
     )
 
@@ -57,13 +58,32 @@ def split_pattern(pattern: str) -> tuple[Path | None, str]:
 
 
 def search_root(value: GlobInput, cwd: Path) -> tuple[Path, str]:
-    """The directory to search and the pattern relative to it."""
+    """The directory to search and the pattern relative to it.
+
+    A pattern that climbs out of the directory ("../lib/*.py") is taken from the directory it reaches.
+    """
     base, pattern = split_pattern(value.pattern)
     if base is not None:
         return base, pattern
-    if value.path:
-        return require_absolute(value.path, field="path"), pattern
-    return cwd, pattern
+    root = resolve_path(value.path, cwd) if value.path else cwd
+    if pattern.startswith(("../", "./")) or pattern in ("..", "."):
+        base, pattern = split_pattern(os.path.normpath(root / pattern))
+        if base is not None:
+            return base, pattern
+    return root, pattern
+
+
+def glob_args(pattern: str) -> list[str]:
+    """The ripgrep arguments listing the files that match `pattern` (relative to where ripgrep runs).
+
+    Listing is cheap for ripgrep; sorting by modification time (a stat per file) is not for us,
+    so one core is left free for the stats that run while ripgrep still lists.
+    """
+    threads = max(1, (os.cpu_count() or 2) - 1)
+    args = ["--files", "--hidden", "--threads", str(threads), "--glob", pattern]
+    for vcs in VCS_DIRS:
+        args += ["--glob", f"!{vcs}"]
+    return args
 
 
 async def _check(value: GlobInput, ctx: ToolUseContext) -> None:
@@ -79,27 +99,39 @@ async def _check(value: GlobInput, ctx: ToolUseContext) -> None:
 async def _call(value: GlobInput, ctx: ToolUseContext) -> ToolResult:
     await _check(value, ctx)
     root, pattern = search_root(value, ctx.options.cwd)
-    args = ["--files", "--hidden", "--glob", pattern]
-    for vcs in VCS_DIRS:
-        args += ["--glob", f"!{vcs}"]
-    result = await run_rg(args, cwd=root, abort=ctx.abort)
-    if result.returncode == 2 and not result.stdout:
+    prefix = str(root).rstrip("/") + "/"
+    result = await run_rg_paths(glob_args(pattern), cwd=root, abort=ctx.abort, prefix=prefix, limit=MAX_RESULTS)
+    if result.returncode == 2 and not result.total:
         raise ToolError(f"Glob failed: {result.stderr.strip() or 'ripgrep exited with status 2'}")
-    files = [root / line for line in result.stdout.splitlines() if line]
-    if not files:
+    if not result.total:
         return ToolResult("No files found")
-    ordered = await newest_first(files)
-    text = "\n".join(str(path) for path in ordered[:MAX_RESULTS])
-    if len(ordered) > MAX_RESULTS:
-        text += "\n(Results are truncated. Consider using a more specific path or pattern.)"
+    text = "\n".join(result.paths)
+    if result.total > MAX_RESULTS:
+        text += (
+            f"\n(Results are truncated: showing the {MAX_RESULTS} most recently modified of {result.total} files. "
+            "Consider using a more specific path or pattern.)"
+        )
     return ToolResult(text)
+
+
+def fixed_prefix(pattern: str) -> str:
+    """The directories at the start of `pattern` that hold no glob characters ("../lib/**/*.py" → "../lib")."""
+    fixed: list[str] = []
+    for part in pattern.split("/")[:-1]:
+        if _GLOB_CHARS & set(part):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
 
 
 def _paths(value: GlobInput) -> tuple[Path, ...]:
     base, _ = split_pattern(value.pattern)
     if base is not None:
-        return (base,)
-    return (Path(value.path),) if value.path else ()
+        return reported_paths(str(base))
+    climb = fixed_prefix(value.pattern) if value.pattern.startswith("../") else ""
+    where = os.path.join(value.path or "", climb)
+    # Without a path the search is in the working directory, which only the permission pipeline knows.
+    return reported_paths(os.path.normpath(where)) if where else ()
 
 
 GLOB = build_tool(

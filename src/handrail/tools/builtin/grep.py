@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
-from handrail.tools.builtin._common import ToolInput, require_absolute, validator
+from handrail.tools.builtin._common import ToolInput, reported_paths, resolve_path, validator, with_notes
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.ripgrep import VCS_DIRS, find_rg, newest_first, run_rg
+from handrail.tools.ripgrep import VCS_DIRS, find_rg, run_rg, run_rg_paths
 
 MAX_COLUMNS = 500
 MAX_OUTPUT_CHARS = 50_000
@@ -25,8 +29,8 @@ class GrepInput(ToolInput):
     pattern: str = Field(description="The regular expression pattern to search for in file contents")
     path: str | None = Field(
         default=None,
-        description="File or directory to search in (rg PATH), as an absolute path. Defaults to the current "
-        "working directory.",
+        description="File or directory to search in (rg PATH). Defaults to the current working directory. "
+        "Relative paths are taken from the current working directory.",
     )
     glob: str | None = Field(
         default=None,
@@ -83,6 +87,12 @@ class GrepInput(ToolInput):
         "modes: content (limits output lines), files_with_matches (limits file paths), count (limits count "
         "entries). Defaults to no limit.",
     )
+    offset: int | None = Field(
+        default=None,
+        ge=0,
+        description='Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". '
+        "Works across all output modes. Defaults to 0.",
+    )
 
 
 PROMPT = """A powerful search tool built on ripgrep
@@ -94,7 +104,9 @@ Usage:
 - Output modes: "content" shows matching lines, "files_with_matches" shows only file paths (default, newest first), "count" shows match counts
 - Pattern syntax: Uses ripgrep (not grep) - literal braces need escaping (use `interface\\{\\}` to find `interface{}` in Go code)
 - Multiline matching: By default patterns match within single lines only. For cross-line patterns like `struct \\{[\\s\\S]*?field`, use `multiline: true`
-- Files ignored by .gitignore are skipped; hidden files are searched"""  # noqa: E501
+- Files ignored by .gitignore are skipped; hidden files are searched
+- Files open in the editor with unsaved changes are searched in their unsaved text
+- Page through long results with head_limit and offset"""  # noqa: E501
 
 
 def split_globs(spec: str) -> list[str]:
@@ -108,8 +120,8 @@ def split_globs(spec: str) -> list[str]:
     return globs
 
 
-def rg_args(value: GrepInput, target: Path) -> list[str]:
-    """The ripgrep arguments for a Grep call on `target`."""
+def rg_args(value: GrepInput, target: Path, *, exclude: Sequence[str] = ()) -> list[str]:
+    """The ripgrep arguments for a Grep call on `target`; `exclude` are globs of files to leave out."""
     args = ["--color", "never", "--max-columns", str(MAX_COLUMNS), "--hidden", "--no-heading"]
     for vcs in VCS_DIRS:
         args += ["--glob", f"!{vcs}"]
@@ -133,6 +145,8 @@ def rg_args(value: GrepInput, target: Path) -> list[str]:
                 args += ["-A", str(value.after)]
     for glob in split_globs(value.glob or ""):
         args += ["--glob", glob]
+    for glob in exclude:
+        args += ["--glob", glob]
     if value.type:
         args += ["--type", value.type]
     args += ["-e", value.pattern, "--", str(target)]
@@ -140,8 +154,13 @@ def rg_args(value: GrepInput, target: Path) -> list[str]:
 
 
 def search_target(value: GrepInput, cwd: Path) -> Path:
-    """The file or directory to search."""
-    return require_absolute(value.path, field="path") if value.path else cwd
+    """The file or directory to search (relative paths are taken from `cwd`)."""
+    return resolve_path(value.path, cwd) if value.path else cwd
+
+
+def rg_cwd(target: Path) -> Path:
+    """Where ripgrep runs for `target`: globs are anchored there."""
+    return target if target.is_dir() else target.parent
 
 
 async def _check(value: GrepInput, ctx: ToolUseContext) -> None:
@@ -155,45 +174,72 @@ async def _check(value: GrepInput, ctx: ToolUseContext) -> None:
 async def _call(value: GrepInput, ctx: ToolUseContext) -> ToolResult:
     await _check(value, ctx)
     target = search_target(value, ctx.options.cwd)
-    result = await run_rg(rg_args(value, target), cwd=target if target.is_dir() else target.parent, abort=ctx.abort)
-    if result.returncode == 2 and not result.stdout.strip():
-        raise ToolError(f"Grep failed: {result.stderr.strip() or 'ripgrep exited with status 2'}")
-    lines = [line for line in result.stdout.splitlines() if line]
-    if result.returncode == 1 or not lines:
-        return ToolResult("No matches found")
-    warning = ""
-    if result.returncode == 2:
-        first = result.stderr.strip().splitlines()[:3]
-        warning = "\n(Some files could not be searched: " + "; ".join(first) + ")"
+    dirty = buffers_under(target, await ctx.fs.dirty_buffers())
+    if target in dirty:
+        disk_lines: list[str] = []
+        warning = ""
+    else:
+        exclude = [exclusion_glob(path, target) for path in dirty]
+        disk_lines, warning = await _search_disk(rg_args(value, target, exclude=exclude), value, target, ctx)
+    buffer_lines = await search_buffers(value, target, dirty, abort=ctx.abort) if dirty else []
+    if not disk_lines and not buffer_lines:
+        return ToolResult(with_notes("No matches found", warning))
+    lines = merge_results(value, disk_lines, buffer_lines)
+    text = _format(value, lines)
+    note = ""
+    if buffer_lines:
+        names = ", ".join(sorted(str(path) for path in dirty)[:5])
+        note = f"(Open files with unsaved changes were searched in the editor's text: {names}.)"
+    return ToolResult(with_notes(text, note, warning))
 
+
+async def _search_disk(args: list[str], value: GrepInput, target: Path, ctx: ToolUseContext) -> tuple[list[str], str]:
+    """ripgrep's output lines on disk (file lists newest first), and a warning about files it could not read."""
     if value.output_mode == "files_with_matches":
-        files = await newest_first([Path(line) for line in lines])
-        shown, cut = _head(value, [str(path) for path in files])
-        text = f"Found {len(files)} file{'s' if len(files) != 1 else ''}\n" + "\n".join(shown)
+        listed = await run_rg_paths(args, cwd=rg_cwd(target), abort=ctx.abort)
+        code, lines, stderr = listed.returncode, listed.paths, listed.stderr
+    else:
+        result = await run_rg(args, cwd=rg_cwd(target), abort=ctx.abort)
+        code, stderr = result.returncode, result.stderr
+        lines = [line for line in result.stdout.splitlines() if line] if code != 1 else []
+    if code == 2 and not lines:
+        raise ToolError(f"Grep failed: {stderr.strip() or 'ripgrep exited with status 2'}")
+    if code == 2:
+        return lines, "(Some files could not be searched: " + "; ".join(stderr.strip().splitlines()[:3]) + ")"
+    return lines, ""
+
+
+def _format(value: GrepInput, lines: list[str]) -> str:
+    start = value.offset or 0
+    shown = lines[start:]
+    if value.head_limit is not None:
+        shown = shown[: value.head_limit]
+    if value.output_mode == "files_with_matches":
+        count = len(lines)
+        text = f"Found {count} file{'s' if count != 1 else ''}\n" + "\n".join(shown)
+        unit = "files"
     elif value.output_mode == "count":
         total = sum(_count_of(line) for line in lines)
-        shown, cut = _head(value, lines)
         text = "\n".join(shown) + (
             f"\n\nFound {total} matching line{'s' if total != 1 else ''} across {len(lines)} "
             f"file{'s' if len(lines) != 1 else ''}."
         )
+        unit = "entries"
     else:
-        shown, cut = _head(value, lines)
         text = "\n".join(shown)
-    if cut:
-        text += f"\n(Showing the first {len(shown)} of {len(lines)} lines.)"
+        unit = "lines"
+    if not shown:
+        text = f"No results at offset {start}: there are {len(lines)} {unit}."
+    elif len(shown) < len(lines):
+        end = start + len(shown)
+        text += f"\n(Showing {unit} {start + 1}-{end} of {len(lines)}."
+        text += f" To see more, call Grep again with offset={end}.)" if end < len(lines) else ")"
     if len(text) > MAX_OUTPUT_CHARS:
         text = (
             text[:MAX_OUTPUT_CHARS]
             + "\n(Output truncated: it was too long. Narrow the search with path, glob, type or head_limit.)"
         )
-    return ToolResult(text + warning)
-
-
-def _head(value: GrepInput, lines: list[str]) -> tuple[list[str], bool]:
-    if value.head_limit is None or len(lines) <= value.head_limit:
-        return lines, False
-    return lines[: value.head_limit], True
+    return text
 
 
 _COUNT = re.compile(r":(\d+)$")
@@ -204,8 +250,92 @@ def _count_of(line: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+# ---------------------------------------------------------------- unsaved editor buffers
+
+
+def buffers_under(target: Path, dirty: Mapping[Path, str]) -> dict[Path, str]:
+    """The buffers in `dirty` that a search of `target` covers (the file itself, or files below it)."""
+    return {path: text for path, text in dirty.items() if path == target or target in path.parents}
+
+
+_GLOB_SPECIAL = re.compile(r"([*?\[\]{}\\])")
+
+
+def exclusion_glob(path: Path, root: Path) -> str:
+    """A ripgrep glob, anchored at `root` (where ripgrep runs), that leaves out exactly `path`."""
+    relative = path.relative_to(root).as_posix()
+    return "!/" + _GLOB_SPECIAL.sub(r"[\1]", relative)
+
+
+_IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+
+
+async def search_buffers(
+    value: GrepInput, target: Path, dirty: Mapping[Path, str], *, abort: asyncio.Event | None = None
+) -> list[str]:
+    """ripgrep's output lines for this Grep over the unsaved text of `dirty` buffers under `target`.
+
+    The texts are laid out in a temporary mirror of their absolute paths, with the ignore files
+    of their directories beside them, and ripgrep runs there with the same arguments: the buffers
+    are matched with exactly the regex dialect, filters and output format of the disk search.
+    Lines come back with the real paths.
+    """
+    inside = buffers_under(target, dirty)
+    if not inside:
+        return []
+    with tempfile.TemporaryDirectory(prefix="handrail-grep-") as tmp:
+        mirror = Path(tmp)
+        await asyncio.to_thread(_lay_out, mirror, inside)
+        mirrored = _mirrored(mirror, target)
+        result = await run_rg(rg_args(value, mirrored), cwd=rg_cwd(mirrored), abort=abort)
+    if result.returncode == 2 and not result.stdout.strip():
+        raise ToolError(f"Grep failed: {result.stderr.strip() or 'ripgrep exited with status 2'}")
+    prefix = str(mirror)
+    return [line[len(prefix) :] if line.startswith(prefix) else line for line in result.stdout.splitlines() if line]
+
+
+def _mirrored(mirror: Path, path: Path) -> Path:
+    return mirror / path.relative_to(path.anchor)
+
+
+def _lay_out(mirror: Path, buffers: Mapping[Path, str]) -> None:
+    for path, text in buffers.items():
+        target = _mirrored(mirror, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", errors="surrogatepass", newline="")
+    seen: set[Path] = set()
+    for path in buffers:
+        for directory in path.parents:
+            if directory in seen:
+                break
+            seen.add(directory)
+            for name in _IGNORE_FILES:
+                source = directory / name
+                copy = _mirrored(mirror, source)
+                if source.is_file() and not copy.exists():  # an open, unsaved ignore file is already there
+                    shutil.copyfile(source, copy)
+
+
+def merge_results(value: GrepInput, disk: list[str], buffers: list[str]) -> list[str]:
+    """Disk results (without the files open with unsaved changes) and buffer results, as one list.
+
+    Files with matches (the disk's already newest first) put the buffers first of all, as they
+    are being edited now; counts and content lines keep ripgrep's order, buffers after the disk.
+    """
+    if value.output_mode == "files_with_matches":
+        return buffers + disk
+    if value.output_mode == "content" and disk and buffers and _has_context(value):
+        return [*disk, "--", *buffers]
+    return disk + buffers
+
+
+def _has_context(value: GrepInput) -> bool:
+    return any(n for n in (value.context, value.before, value.after))
+
+
 def _paths(value: GrepInput) -> tuple[Path, ...]:
-    return (Path(value.path),) if value.path else ()
+    # Without a path the search is in the working directory, which only the permission pipeline knows.
+    return reported_paths(value.path)
 
 
 def _summary(value: GrepInput) -> str:

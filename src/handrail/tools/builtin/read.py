@@ -1,27 +1,42 @@
-"""Read: show a text file (the editor's unsaved text when it is open) numbered like `cat -n`."""
+"""Read: show a file to the model.
+
+Text files come numbered like `cat -n` (the editor's unsaved text when the file is open);
+images come as image blocks (scaled down when huge), PDFs as text page by page, and
+Jupyter notebooks cell by cell with their outputs.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from handrail.tools.builtin._common import (
     ToolInput,
     missing_file_message,
+    read_error,
     read_existing,
+    reported_paths,
     require_absolute,
     validator,
     with_notes,
 )
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.text_ops import MAX_LINE_CHARS, numbered, split_lines
+from handrail.tools.filesystem import BinaryFileError, FileSnapshot
+from handrail.tools.images import ImageError, is_image_path, prepare_image, sniff_media_type
+from handrail.tools.notebooks import NotebookError, parse_notebook, render_notebook
+from handrail.tools.pdf import MAX_PAGES_PER_READ, PAGES_REQUIRED_ABOVE, PdfError, extract_pages, format_pages, is_pdf
+from handrail.tools.protocol import ToolResult, build_tool, default_result_block
+from handrail.tools.text_ops import MAX_LINE_CHARS, line_window, numbered
 
 DEFAULT_LIMIT = 2000
 MAX_OUTPUT_CHARS = 100_000
+MAX_TEXT_CHARS = 256 * 1024
+"""Text files larger than this are only read with offset/limit."""
 
 EMPTY_FILE = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
 DIRTY_NOTE = (
@@ -43,6 +58,11 @@ class ReadInput(ToolInput):
         ge=1,
         description="The number of lines to read. Only provide if the file is too large to read at once.",
     )
+    pages: str | None = Field(
+        default=None,
+        description=f'Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. '
+        f"Maximum {MAX_PAGES_PER_READ} pages per request.",
+    )
 
 
 PROMPT = f"""Reads a file from the local filesystem. You can access any file directly by using this tool.
@@ -51,46 +71,93 @@ Assume this tool is able to read all files on the machine. If the User provides 
 Usage:
 - The file_path parameter must be an absolute path, not a relative path
 - By default, it reads up to {DEFAULT_LIMIT} lines starting from the beginning of the file
-- You can optionally specify a line offset and limit (especially handy for long files), but it's recommended to read the whole file by not providing these parameters
+- You can optionally specify a line offset and limit (especially handy for long files), but it's recommended to read the whole file by not providing these parameters. Files over {MAX_TEXT_CHARS // 1024} KB must be read with offset and limit (or searched with Grep)
 - Any lines longer than {MAX_LINE_CHARS} characters will be truncated
 - Results are returned using cat -n format, with line numbers starting at 1
 - When the file is open in the editor with unsaved changes, you see the editor's text: that is what edits apply to
-- This tool reads text files only, not directories or binary files. To list a directory, use Glob or `ls` via the Bash tool
-- You must read a file before you edit or overwrite it with the Edit or Write tools
+- This tool allows reading images (PNG, JPG, GIF, WebP): their contents are presented visually. Very large images are scaled down
+- This tool can read PDF files (.pdf): their text is extracted page by page. For PDFs over {PAGES_REQUIRED_ABOVE} pages you must give the pages parameter (e.g. "1-5"), at most {MAX_PAGES_PER_READ} pages per request
+- This tool can read Jupyter notebooks (.ipynb files) and returns all cells with their outputs, combining code, text, and visualizations
+- This tool cannot read directories. To list a directory, use Glob or `ls` via the Bash tool
+- You must read a file before you edit or overwrite it with the Edit, MultiEdit, Write or NotebookEdit tools
 - If you read a file that exists but has empty contents you will receive a system reminder warning in place of file contents."""  # noqa: E501
 
 
 async def _check(value: ReadInput, _: ToolUseContext) -> None:
-    require_absolute(value.file_path)
+    path = require_absolute(value.file_path)
+    if value.pages is not None and path.suffix.lower() != ".pdf":
+        raise ToolError("pages applies only to PDF files; use offset and limit to read part of a text file.")
 
 
 async def _call(value: ReadInput, ctx: ToolUseContext) -> ToolResult:
+    await _check(value, ctx)
     path = require_absolute(value.file_path)
-    snapshot = await read_existing(ctx, path)
-    if snapshot is None:
-        raise ToolError(await missing_file_message(path, ctx.options.cwd))
-    lines = split_lines(snapshot.text)
+    suffix = path.suffix.lower()
+    if is_image_path(path):
+        return await _read_image(path, await _bytes(ctx, path))
+    if suffix == ".pdf":
+        return await _read_pdf(path, await _bytes(ctx, path), value.pages)
+    if suffix == ".ipynb":
+        return await _read_notebook(path, ctx)
+    try:
+        snapshot = await ctx.fs.read(path)
+    except FileNotFoundError as exc:
+        raise ToolError(await missing_file_message(path, ctx.options.cwd)) from exc
+    except BinaryFileError as exc:
+        # An image or PDF by content under another name is still shown as one.
+        data = await _bytes(ctx, path)
+        if sniff_media_type(data) is not None:
+            return await _read_image(path, data)
+        if is_pdf(data):
+            return await _read_pdf(path, data, value.pages)
+        raise read_error(path, exc) from exc
+    except OSError as exc:
+        raise read_error(path, exc) from exc
+    return _read_text(value, snapshot, ctx)
+
+
+async def _bytes(ctx: ToolUseContext, path: Path) -> bytes:
+    try:
+        return await ctx.fs.read_bytes(path)
+    except FileNotFoundError as exc:
+        raise ToolError(await missing_file_message(path, ctx.options.cwd)) from exc
+    except OSError as exc:
+        raise read_error(path, exc) from exc
+
+
+# ---------------------------------------------------------------- text
+
+
+def _read_text(value: ReadInput, snapshot: FileSnapshot, ctx: ToolUseContext) -> ToolResult:
+    text = snapshot.text
     dirty_note = DIRTY_NOTE if snapshot.dirty else ""
-    if not lines:
+    if not text:
         ctx.file_state.record(snapshot)
         return ToolResult(with_notes(EMPTY_FILE, dirty_note))
+    ranged = value.offset is not None or value.limit is not None
+    if not ranged and len(text) > MAX_TEXT_CHARS:
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        raise ToolError(
+            f"File content ({size // 1024} KB, {lines} lines) exceeds the maximum size that can be read at once "
+            f"({MAX_TEXT_CHARS // 1024} KB). Use offset and limit to read specific parts of the file "
+            "(e.g. offset=1, limit=500), or use Grep to search for specific content."
+        )
 
     start = max(value.offset or 1, 1)
-    total = len(lines)
-    if start > total:
+    shown, total = line_window(text, start, value.limit or DEFAULT_LIMIT)
+    if not shown:
         return ToolResult(
             f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). "
             f"The file has {total} lines.</system-reminder>"
         )
-    shown = lines[start - 1 : start - 1 + (value.limit or DEFAULT_LIMIT)]
     body = numbered(shown, start)
     if len(body) > MAX_OUTPUT_CHARS:
         shown = _fit(shown, start)
         body = numbered(shown, start)
     end = start + len(shown) - 1
 
-    whole = start == 1 and end == total
-    if whole:
+    if start == 1 and end == total:
         ctx.file_state.record(snapshot)
     else:
         ctx.file_state.record(snapshot, offset=start, limit=len(shown))
@@ -110,22 +177,108 @@ def _fit(lines: list[str], start: int) -> list[str]:
     return lines
 
 
-def _paths(value: ReadInput) -> tuple[Path, ...]:
-    return (Path(value.file_path),)
+# ---------------------------------------------------------------- images, PDFs, notebooks
+
+
+async def _read_image(path: Path, data: bytes) -> ToolResult:
+    if not data:
+        raise ToolError(f"{path} is empty (0 bytes), so there is no image to show.")
+    try:
+        image = await asyncio.to_thread(prepare_image, data)
+    except ImageError as exc:
+        raise ToolError(f"{path} could not be read as an image: {exc}") from exc
+    blocks: list[dict[str, Any]] = [image.block()]
+    if image.resized:
+        blocks.append({"type": "text", "text": image.describe()})
+    return ToolResult(blocks)
+
+
+async def _read_pdf(path: Path, data: bytes, pages: str | None) -> ToolResult:
+    try:
+        extracted = await asyncio.to_thread(extract_pages, data, pages)
+    except PdfError as exc:
+        raise ToolError(f"{path}: {exc}") from exc
+    count = extracted.page_count
+    numbers = [number for number, _ in extracted.pages]
+    parts = [
+        f"PDF file {path}: {count} page{'s' if count != 1 else ''}"
+        + (f"; showing page{'s' if len(numbers) != 1 else ''} {format_pages(numbers)}." if numbers else ".")
+    ]
+    for number, text in extracted.pages:
+        body = text.strip() or "(No text could be extracted from this page; it may be a scanned image.)"
+        parts.append(f"--- Page {number} ---\n{body}")
+    output = "\n\n".join(parts)
+    if len(output) > MAX_OUTPUT_CHARS:
+        output = (
+            output[:MAX_OUTPUT_CHARS]
+            + f"\n\n(Output cut at {MAX_OUTPUT_CHARS} characters; read fewer pages at a time with the pages parameter.)"
+        )
+    return ToolResult(output)
+
+
+async def _read_notebook(path: Path, ctx: ToolUseContext) -> ToolResult:
+    # Through the file-system port like text files, so the record matches what NotebookEdit will write over.
+    snapshot = await read_existing(ctx, path)
+    if snapshot is None:
+        raise ToolError(await missing_file_message(path, ctx.options.cwd))
+    try:
+        notebook = parse_notebook(snapshot.text)
+    except NotebookError as exc:
+        raise ToolError(f"{path}: {exc}") from exc
+    blocks = await asyncio.to_thread(render_notebook, notebook)
+    ctx.file_state.record(snapshot)
+    if snapshot.dirty:
+        blocks.append({"type": "text", "text": DIRTY_NOTE})
+    blocks = _within_budget(blocks, MAX_OUTPUT_CHARS)
+    if all(block["type"] == "text" for block in blocks):
+        return ToolResult("\n\n".join(block["text"] for block in blocks))
+    return ToolResult(blocks)
+
+
+def _within_budget(blocks: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """`blocks` with their text cut to `budget` characters in all, saying so when something was left out."""
+    kept: list[dict[str, Any]] = []
+    used = 0
+    for block in blocks:
+        if block["type"] != "text":
+            kept.append(block)
+            continue
+        text = block["text"]
+        if used + len(text) > budget:
+            kept.append({"type": "text", "text": text[: max(budget - used, 0)]})
+            kept.append(
+                {
+                    "type": "text",
+                    "text": f"(Notebook cut at {budget} characters. Use Grep on the file, or Bash with `jq`, "
+                    "to look at specific cells.)",
+                }
+            )
+            return kept
+        used += len(text)
+        kept.append(block)
+    return kept
+
+
+def _result_block(data: Any, tool_use_id: str) -> dict[str, Any]:
+    """Text as a string; images, notebooks with images and the like as a list of content blocks."""
+    if isinstance(data, list):
+        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": data}
+    return default_result_block(data, tool_use_id)
 
 
 READ = build_tool(
     name="Read",
     input_model=ReadInput,
-    description="Read a text file, numbered like cat -n",
+    description="Read a file: text numbered like cat -n, images, PDFs and notebooks",
     prompt=PROMPT,
-    search_hint="read view open file contents",
+    search_hint="read view open file contents image pdf notebook",
     call=_call,
     validate_input=validator(_check),
     is_read_only=lambda _: True,
     is_concurrency_safe=lambda _: True,
     max_result_size_chars=math.inf,  # Read bounds its own output (limit, long lines, MAX_OUTPUT_CHARS)
-    paths=_paths,
+    paths=lambda value: reported_paths(value.file_path),
     rule_content=lambda value: value.file_path,
-    summary=lambda value: f"Read {value.file_path}",
+    summary=lambda value: f"Read {value.file_path}" + (f" (pages {value.pages})" if value.pages else ""),
+    map_result_to_block=_result_block,
 )

@@ -12,6 +12,7 @@ from handrail.tools.builtin._common import (
     diff_check,
     display_path,
     read_existing,
+    reported_paths,
     require_absolute,
     require_read,
     validator,
@@ -90,7 +91,7 @@ WRITE = build_tool(
     call=_call,
     validate_input=validator(plan_write),
     check_permissions=diff_check(plan_write),
-    paths=lambda value: (Path(value.file_path),),
+    paths=lambda value: reported_paths(value.file_path),
     rule_content=lambda value: value.file_path,
     summary=lambda value: f"Write {value.file_path}",
 )
