@@ -100,7 +100,7 @@ async def test_cancel_request_stops_a_streaming_turn(editor: Editor, model: Fake
         types.ExecuteCommandParams(command="handrail.ask", arguments=[{"prompt": "talk", "sessionId": "s1"}]),
         msg_id="ask-1",
     )
-    await asyncio.to_thread(hold.held.wait, 10)
+    assert await asyncio.to_thread(hold.held.wait, 60)
     editor.client.cancel_request(types.CancelParams(id="ask-1"))
     with pytest.raises(JsonRpcRequestCancelled):
         await asyncio.wrap_future(future)
@@ -160,7 +160,7 @@ async def test_shutdown_with_a_turn_in_flight(editor: Editor, model: FakeModel) 
     hold = Hold(Reply.of(Text("never finished")), partial_block=True)
     model.add(hold)
     ask = asyncio.ensure_future(editor.ask("talk"))
-    await asyncio.to_thread(hold.held.wait, 10)
+    assert await asyncio.to_thread(hold.held.wait, 60)
     await editor.client.shutdown_async(None)  # pygls 2.1.1 fails here without our protocol fix
     result = await ask  # shutdown stopped the turn and the ask still got its answer
     assert result["stopReason"] == "cancelled"

@@ -43,6 +43,7 @@ CANCEL_COMMAND = "handrail.cancel"
 SET_MODE_COMMAND = "handrail.setMode"
 PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
+SHUTDOWN_GRACE_SECONDS = 5.0
 
 
 class AskParams(BaseModel):
@@ -92,6 +93,7 @@ class HandrailServer(LanguageServer):
         self.permission_state = PermissionState(self.workspace_roots, lambda: self.init_options, self.warn)
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self.shutting_down = False
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -210,15 +212,21 @@ def create_server() -> HandrailServer:
 
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: HandrailServer, params: Any = None) -> None:
+        ls.shutting_down = True  # no new turn starts from here on
         turns = [s.turn for s in ls.sessions.all() if s.turn is not None and not s.turn.done()]
         for turn in turns:
             turn.cancel()
         if turns:
             await asyncio.gather(*turns, return_exceptions=True)
-        # let the commands whose turns just stopped send their answers before pygls stops answering
+        # let the commands whose turns just stopped send their answers before pygls stops answering;
+        # one still waiting on the client (a prompt, configuration) is cancelled after a grace period
         commands = [t for t in ls.protocol.running_commands.values() if not t.done()]
         if commands:
-            await asyncio.gather(*commands, return_exceptions=True)
+            _, pending = await asyncio.wait(commands, timeout=SHUTDOWN_GRACE_SECONDS)
+            for command in pending:
+                command.cancel()
+            if pending:
+                await asyncio.wait(pending)
         if ls.watcher is not None:
             ls.watcher.stop()
         for client in ls._model_clients.values():
@@ -393,6 +401,8 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
     )
+    if ls.shutting_down:
+        return {"sessionId": session.id, "stopReason": "cancelled", "text": ""}
     chat.turn_started(params.prompt)
     turn = asyncio.create_task(run_turn(session, params.prompt, config, chat, make_context))
     session.turn = turn
