@@ -311,3 +311,123 @@ def test_plugin_save_never_prompts_nor_clobbers(workspace: Path, model: FakeMode
         # rewritten behind Neovim's back: the save is refused and the other program's text stays
         assert r["guard"] == {"saved": False}
         assert r["disk_after_guard"] == "rewritten by another program\n"
+
+
+def test_plugin_mode_plan_refuses_a_write(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    new_file = workspace / "new.txt"
+    model.add(Reply.of(Text("Hello.")))
+    model.add(
+        Reply.of(ToolUse("Write", {"file_path": str(new_file), "content": "x\n"})),
+        Reply.of(Text("Plan mode; I will only plan.")),
+    )
+    run = run_nvim("plugin_mode", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["completion"] == ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+        assert r["completion_p"] == ["plan"]
+        # before any ask the server creates the session the plugin named, and the mode is that session's
+        assert r["before"]["scope"] == "session" and r["before"]["mode"] == "default"
+        assert "permission mode default for this session" in r["messages"]
+        # the session exists on the server (one ask ran), so the mode is the session's
+        session = r["first"]["sessionId"]
+        assert r["plan"] == {"mode": "plan", "scope": "session", "sessionId": session}
+        assert "permission mode plan for this session" in r["messages"]
+        # the Write was refused without asking, and nothing was written
+        assert r["second"]["stopReason"] == "end_turn" and r["second"]["sessionId"] == session
+        assert not any(s["prompt"].startswith("handrail wants to run") for s in r["selects"])
+        assert not new_file.exists()
+        (block,) = tool_results(model.requests[2])
+        assert block["is_error"] is True and "plan mode" in result_text(block)
+        assert "  ✗ Write new.txt" in r["chat"]
+        assert any(line.startswith("    │ Permission denied: plan mode") for line in r["chat"])
+        # an unknown mode: the server's refusal is shown
+        assert r["invalid"]["error"].startswith("handrail.setMode:") and "sideways" in r["invalid"]["error"]
+        assert "mode sideways refused: handrail.setMode:" in r["messages"]
+        # no argument: chosen from the five modes with vim.ui.select
+        (choose,) = [s for s in r["selects"] if s["prompt"] == "handrail permission mode"]
+        assert choose["labels"] == ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+        assert r["chosen"] == {"mode": "acceptEdits", "scope": "session", "sessionId": session}
+
+
+SAY_HI = ToolUse("Bash", {"command": "echo hi"})
+
+
+@pytest.fixture
+def project(workspace: Path) -> Path:
+    """A workspace whose committed settings allow `echo hi`."""
+    (workspace / ".handrail").mkdir()
+    (workspace / ".handrail" / "settings.json").write_text('{"permissions": {"allow": ["Bash(echo hi)"]}}\n')
+    (workspace / "sub").mkdir()
+    return workspace
+
+
+def test_plugin_trust_from_neovims_trust_database(project: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(SAY_HI), Reply.of(Text("Not allowed, then.")))
+    model.add(Reply.of(SAY_HI), Reply.of(Text("Said hi.")))
+    run = run_nvim("plugin_trust", project, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["trusted_at_start"] is False and r["trust_file_at_start"] is False
+        # untrusted: :HandrailPermissions shows the allow rule as inactive, with the reason
+        lines = r["untrusted_permissions"]
+        assert "workspace trusted by Neovim: no (:HandrailTrust to trust it)" in lines
+        assert "allow: (none)" in lines
+        assert "  allow Bash(echo hi)  (project): inactive: the workspace is not trusted" in lines
+        assert r["permissions_buf"] == {"current": True, "buftype": "nofile"}
+        # ...and the Bash call asks; denied, it did not run
+        untrusted_prompt, approve, *rest = r["selects"]
+        assert r["selects_untrusted"] == 1
+        assert untrusted_prompt["prompt"].startswith("handrail wants to run $ echo hi")
+        (block,) = tool_results(model.requests[1])
+        assert block["is_error"] is True
+        # :HandrailTrust wrote the folder into Neovim's trust database, the way :trust does
+        assert r["trust_db"] == f"directory {project}\n"
+        assert r["trusted_after"] is True and r["subfolder_trusted"] is False  # not recursive
+        # trusted: handrail asked once to approve the settings file, then the call ran unasked
+        assert approve["labels"] == ["Approve", "Not now"] and "settings.json" in approve["prompt"]
+        assert rest == []
+        assert r["second"]["stopReason"] == "end_turn" and r["second"]["text"] == "Said hi."
+        (block,) = tool_results(model.requests[3])
+        assert not block.get("is_error") and result_text(block).strip() == "hi"
+        assert "  ✓ Bash $ echo hi" in r["chat"]  # no "[allowed once]": nobody was asked
+        lines = r["trusted_permissions"]
+        assert "workspace trusted by Neovim: yes" in lines
+        assert "  Bash(echo hi)  (project)" in lines and "inactive: (none)" in lines
+        # denied in the trust database afterwards: the server is told, the rule is inactive again
+        assert r["trusted_after_deny"] is False
+        assert "  allow Bash(echo hi)  (project): inactive: the workspace is not trusted" in r["denied_permissions"]
+
+
+def test_plugin_pretrusted_folder_is_trusted_at_start(project: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(SAY_HI), Reply.of(Text("Said hi.")))
+    model.add(Reply.of(SAY_HI), Reply.of(Text("Said hi again.")))
+    run = run_nvim("plugin_pretrusted", project, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["trust_call"] == [True, str(project)]
+        assert r["init_trusted"] is True
+        (approve,) = r["selects"]  # asked once, about the settings; never about the call
+        assert approve["labels"] == ["Approve", "Not now"]
+        for request in (model.requests[1], model.requests[3]):
+            (block,) = tool_results(request)
+            assert not block.get("is_error") and result_text(block).strip() == "hi"
+        assert r["second"]["text"] == "Said hi again."
+
+
+def test_plugin_trust_option_off_sends_no_trust(project: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(SAY_HI), Reply.of(Text("Denied.")))
+    model.add(Reply.of(SAY_HI), Reply.of(Text("Denied again.")))
+    run = run_nvim("plugin_pretrusted", project, model, tmp_path, HANDRAIL_TRUST="false")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["trust_call"] == [True, str(project)]  # Neovim trusts the folder...
+        assert r.get("init_trusted") is None  # ...but the plugin does not tell handrail
+        # handrail's own (empty) approvals decide: untrusted, so no approval question and both calls ask
+        assert [s["labels"][0] for s in r["selects"]] == ["Allow once", "Allow once"]
+        for request in (model.requests[1], model.requests[3]):
+            (block,) = tool_results(request)
+            assert block["is_error"] is True

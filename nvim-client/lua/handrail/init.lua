@@ -5,6 +5,9 @@
 --   :HandrailCancel      cancel the current session's turn
 --   :HandrailNew         start a new session
 --   :HandrailChat        show/hide the chat buffer
+--   :HandrailMode [mode] set the current session's permission mode (no argument: choose)
+--   :HandrailPermissions show the rules in force, and the inactive ones with why
+--   :HandrailTrust       trust the workspace folder (Neovim's trust database, vim.secure)
 --
 -- After each ask, `User HandrailAskDone` fires with data = { sessionId, stopReason, text, error }.
 local api = vim.api
@@ -12,6 +15,7 @@ local api = vim.api
 local chat = require('handrail.chat')
 local edits = require('handrail.edits')
 local permission = require('handrail.permission')
+local trust = require('handrail.trust')
 
 local M = {}
 
@@ -27,6 +31,7 @@ local defaults = {
   enable = true, -- call vim.lsp.enable(name)
   open_chat = true, -- show the chat when asking
   save_autocmds = false, -- run BufWrite* autocmds when saving an agent's edit (formatters!)
+  trust = true, -- workspace trust from Neovim's trust database (false: handrail's own approvals only)
   chat = { position = 'right', size = nil, preview_lines = 12 },
 }
 
@@ -35,7 +40,10 @@ M.config = nil
 local state = {
   session_id = nil, ---@type string?
   client_id = nil, ---@type integer?
+  trust_sent = {}, ---@type table<integer, boolean> the trust each client was last told
 }
+
+M.MODES = { 'default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk' }
 
 local function notify(msg, level)
   vim.notify('handrail: ' .. msg, level or vim.log.levels.INFO)
@@ -45,9 +53,21 @@ local function new_session_id()
   return string.format('nvim-%d-%x', vim.fn.getpid(), vim.uv.hrtime())
 end
 
+--- `before_init`: tell the server whether Neovim trusts the workspace folders.
+local function send_initial_trust(params, config)
+  local trusted = trust.all_trusted(trust.folders(params.workspaceFolders, config.root_dir))
+  local options = type(params.initializationOptions) == 'table' and vim.deepcopy(params.initializationOptions) or {}
+  options.workspaceTrusted = trusted
+  params.initializationOptions = options
+  config._handrail_trusted = trusted
+end
+
 --- The handlers and capabilities handrail needs; usable in your own `vim.lsp.config` call.
-function M.client_config()
+--- With `opts.trust` (default true), workspace trust is taken from Neovim's trust database.
+function M.client_config(opts)
+  opts = opts or {}
   return {
+    before_init = opts.trust ~= false and send_initial_trust or nil,
     capabilities = {
       experimental = { handrail = { permissionRequest = true, saveDocument = true } },
     },
@@ -77,7 +97,7 @@ function M.setup(opts)
   chat.config = config.chat
   edits.config.save_autocmds = config.save_autocmds
 
-  local lsp = vim.tbl_deep_extend('force', M.client_config(), {
+  local lsp = vim.tbl_deep_extend('force', M.client_config({ trust = config.trust }), {
     settings = config.settings,
     init_options = config.init_options,
     cmd_env = config.cmd_env,
@@ -145,6 +165,29 @@ local function when_ready(client, fn)
   end))
 end
 
+--- Whether Neovim trusts every workspace folder of `client` (see handrail.trust).
+function M.workspace_trusted(client)
+  return trust.all_trusted(trust.folders(client.workspace_folders, client.config.root_dir))
+end
+
+--- Tell the server when Neovim's trust in the workspace changed since it was last told (by
+--- `:trust`, `:HandrailTrust`, or an edit of the trust database). Returns the trust now.
+function M.sync_trust(client)
+  if M.config and M.config.trust == false then
+    return nil
+  end
+  local now = M.workspace_trusted(client)
+  local sent = state.trust_sent[client.id]
+  if sent == nil then
+    sent = client.config._handrail_trusted -- what before_init put in initializationOptions
+  end
+  if sent ~= now then
+    client:notify('handrail/didChangeTrust', { trusted = now })
+  end
+  state.trust_sent[client.id] = now
+  return now
+end
+
 local function done(data)
   api.nvim_exec_autocmds('User', { pattern = 'HandrailAskDone', modeline = false, data = data })
 end
@@ -175,6 +218,7 @@ function M.ask(prompt)
   end
   local bufnr = api.nvim_get_current_buf()
   when_ready(client, function()
+    M.sync_trust(client)
     local command = {
       title = 'handrail',
       command = 'handrail.ask',
@@ -214,6 +258,182 @@ function M.cancel()
     elseif not (result and result.cancelled) then
       notify('nothing is running')
     end
+  end)
+end
+
+--- The client for a command that needs the server (started when none runs); nil after telling why.
+local function command_client()
+  if not require_setup() then
+    return nil
+  end
+  local client = M.client(true)
+  if not client then
+    notify('no language server (is `' .. table.concat(M.config.cmd, ' ') .. '` installed?)', vim.log.levels.ERROR)
+    return nil
+  end
+  state.client_id = client.id
+  return client
+end
+
+local function error_text(err)
+  return type(err) == 'table' and err.message or tostring(err)
+end
+
+--- Set the permission mode of the current session (creating its id when there is none yet; a
+--- session the server has not seen yet gets the mode as the server's default, see the result's
+--- `scope`). Without `mode`, choose one with vim.ui.select. Fires `User HandrailModeSet` with
+--- data = { mode, scope, sessionId, error }.
+function M.set_mode(mode)
+  if not require_setup() then
+    return
+  end
+  if not mode or vim.trim(mode) == '' then
+    vim.ui.select(M.MODES, { prompt = 'handrail permission mode', kind = 'handrail.mode' }, function(choice)
+      if choice then
+        vim.schedule(function()
+          M.set_mode(choice)
+        end)
+      end
+    end)
+    return
+  end
+  mode = vim.trim(mode)
+  local client = command_client()
+  if not client then
+    return
+  end
+  state.session_id = state.session_id or new_session_id()
+  local session_id = state.session_id
+  when_ready(client, function()
+    M.sync_trust(client)
+    local command = {
+      title = 'handrail',
+      command = 'handrail.setMode',
+      arguments = { { mode = mode, sessionId = session_id } },
+    }
+    client:exec_cmd(command, {}, function(err, result)
+      local data = { mode = mode, sessionId = session_id }
+      if err then
+        data.error = error_text(err)
+        notify('mode ' .. mode .. ' refused: ' .. data.error, vim.log.levels.ERROR)
+      else
+        result = result or {}
+        data.mode, data.scope, data.sessionId = result.mode or mode, result.scope, result.sessionId
+        if result.scope == 'session' then
+          notify('permission mode ' .. data.mode .. ' for this session')
+        else
+          notify('permission mode ' .. data.mode .. ' for every session that has not chosen its own')
+        end
+      end
+      api.nvim_exec_autocmds('User', { pattern = 'HandrailModeSet', modeline = false, data = data })
+    end)
+  end)
+end
+
+--- Lines describing a `handrail.permissions` result.
+function M.permissions_lines(result, trusted)
+  local lines = { 'handrail permissions' .. (result.mode and ('   mode: ' .. result.mode) or '') }
+  if trusted ~= nil then
+    table.insert(lines, 'workspace trusted by Neovim: ' .. (trusted and 'yes' or 'no (:HandrailTrust to trust it)'))
+  end
+  if type(result.workingDirectories) == 'table' and #result.workingDirectories > 0 then
+    table.insert(lines, 'working directories: ' .. table.concat(result.workingDirectories, ', '))
+  end
+  for _, behavior in ipairs({ 'deny', 'ask', 'allow' }) do
+    local rules = type(result[behavior]) == 'table' and result[behavior] or {}
+    table.insert(lines, '')
+    table.insert(lines, behavior .. (#rules == 0 and ': (none)' or ':'))
+    for _, rule in ipairs(rules) do
+      table.insert(lines, string.format('  %s  (%s)', rule.rule, rule.source or '?'))
+    end
+  end
+  local inactive = type(result.inactive) == 'table' and result.inactive or {}
+  table.insert(lines, '')
+  table.insert(lines, 'inactive' .. (#inactive == 0 and ': (none)' or ':'))
+  for _, item in ipairs(inactive) do
+    local what = item.rule and string.format('%s %s', item.behavior or '?', item.rule) or tostring(item.setting)
+    table.insert(lines, string.format('  %s  (%s): %s', what, item.source or '?', item.reason or ''))
+  end
+  local problems = type(result.problems) == 'table' and result.problems or {}
+  if #problems > 0 then
+    table.insert(lines, '')
+    table.insert(lines, 'problems:')
+    for _, p in ipairs(problems) do
+      local rule = (p.rule and p.rule ~= vim.NIL) and (' (' .. p.rule .. ')') or ''
+      table.insert(lines, string.format('  %s: %s%s', p.file or '?', p.message or '', rule))
+    end
+  end
+  return (vim.tbl_map(function(line)
+    return (line:gsub('\n', ' '))
+  end, lines))
+end
+
+local PERMISSIONS_BUF = 'handrail://permissions'
+
+--- Show the rules in force for the current session (or the workspace when there is none yet)
+--- in a scratch buffer.
+function M.show_permissions()
+  local client = command_client()
+  if not client then
+    return
+  end
+  local session_id = state.session_id
+  when_ready(client, function()
+    local trusted = M.sync_trust(client)
+    local command = {
+      title = 'handrail',
+      command = 'handrail.permissions',
+      arguments = { session_id and { sessionId = session_id } or vim.empty_dict() },
+    }
+    client:exec_cmd(command, {}, function(err, result)
+      if err then
+        notify(error_text(err), vim.log.levels.ERROR)
+        return
+      end
+      local buf = vim.fn.bufnr(PERMISSIONS_BUF)
+      if buf == -1 then
+        buf = api.nvim_create_buf(false, true)
+        api.nvim_buf_set_name(buf, PERMISSIONS_BUF)
+        vim.bo[buf].bufhidden = 'wipe'
+        vim.bo[buf].filetype = 'handrail-permissions'
+      end
+      vim.bo[buf].modifiable = true
+      api.nvim_buf_set_lines(buf, 0, -1, false, M.permissions_lines(result or {}, trusted))
+      vim.bo[buf].modifiable = false
+      vim.bo[buf].modified = false
+      local win = vim.fn.win_findbuf(buf)[1]
+      if win then
+        api.nvim_set_current_win(win)
+      else
+        vim.cmd('botright split')
+        api.nvim_win_set_buf(0, buf)
+      end
+    end)
+  end)
+end
+
+--- Trust the workspace folders in Neovim's trust database (vim.secure.trust) and tell the server.
+--- handrail then asks once whether the project's settings file may take effect.
+function M.trust_workspace()
+  local client = command_client()
+  if not client then
+    return
+  end
+  local dirs = trust.folders(client.workspace_folders, client.config.root_dir)
+  if #dirs == 0 then
+    notify('no workspace folder to trust', vim.log.levels.ERROR)
+    return
+  end
+  for _, dir in ipairs(dirs) do
+    local ok, msg = trust.allow(dir)
+    if not ok then
+      notify('could not trust ' .. dir .. ': ' .. msg, vim.log.levels.ERROR)
+      return
+    end
+  end
+  notify('trusted ' .. table.concat(dirs, ', '))
+  when_ready(client, function()
+    M.sync_trust(client)
   end)
 end
 

@@ -50,15 +50,25 @@ class Approvals:
 
     trusted: frozenset[str] = frozenset()
     approved: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # the editor's own word on a root wins over the stored trust (never saved)
+    client: Mapping[str, bool] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if not isinstance(self.approved, MappingProxyType):
             object.__setattr__(self, "approved", MappingProxyType(dict(self.approved)))
+        if not isinstance(self.client, MappingProxyType):
+            object.__setattr__(self, "client", MappingProxyType(dict(self.client)))
 
     def is_trusted(self, root: Path) -> bool:
         """Whether the user trusts the workspace rooted at `root` (trusting a folder trusts what is inside)."""
         real = resolve(root)
+        if str(real) in self.client:
+            return self.client[str(real)]
         return any(str(folder) in self.trusted for folder in (real, *real.parents))
+
+    def with_client_trust(self, root: Path, trusted: bool) -> Approvals:
+        """A copy in which the editor's answer for `root` decides, whatever is stored."""
+        return Approvals(self.trusted, self.approved, {**self.client, _key(root): trusted})
 
     def approved_digest(self, file: Path) -> str | None:
         """The sha256 the user approved for `file`, if any."""
@@ -68,11 +78,11 @@ class Approvals:
         """A copy that trusts (or no longer trusts) `root`."""
         key = _key(root)
         roots = self.trusted | {key} if trusted else self.trusted - {key}
-        return Approvals(frozenset(roots), self.approved)
+        return Approvals(frozenset(roots), self.approved, self.client)
 
     def with_approval(self, file: Path, digest: str) -> Approvals:
         """A copy in which the content of `file` with sha256 `digest` is approved."""
-        return Approvals(self.trusted, {**self.approved, _key(file): digest})
+        return Approvals(self.trusted, {**self.approved, _key(file): digest}, self.client)
 
     def approve(self, source: LoadedSource) -> Approvals:
         """A copy in which `source`'s current content is approved (unchanged when it has no file)."""

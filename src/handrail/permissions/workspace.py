@@ -68,7 +68,7 @@ def load_workspace_permissions(
     approvals, approval_problems = load_approvals(file)
     if client_trusted is not None:
         for root in roots:
-            approvals = approvals.with_trusted(root, client_trusted)
+            approvals = approvals.with_client_trust(root, client_trusted)
     if approve_project:
         for source in loaded.of("project"):
             approvals = approvals.approve(source)

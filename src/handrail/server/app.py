@@ -16,7 +16,7 @@ from pygls.uris import to_fs_path
 
 from handrail import __version__
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.settings import PermissionMode
+from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
 from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
 from handrail.server.audit import AuditFile
@@ -250,16 +250,21 @@ def create_server() -> HandrailServer:
 
     @server.command(SET_MODE_COMMAND)
     async def set_mode(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        argument = _single_argument(args)
         try:
-            params = SetModeParams.model_validate(_single_argument(args))
+            params = SetModeParams.model_validate(argument)
         except ValidationError as exc:
-            raise JsonRpcInvalidParams(f"handrail.setMode: {exc}") from exc
+            given = field_of(argument, "mode")
+            modes = ", ".join(PERMISSION_MODES)
+            raise JsonRpcInvalidParams(f"handrail.setMode: unknown mode {given!r}; choose one of: {modes}") from exc
         await ls.permission_state.refresh()
         try:
             ls.permission_state.context_for((), params.mode)
         except ValueError as exc:
             raise JsonRpcInvalidParams(f"handrail.setMode: {exc}") from exc
         session = ls.sessions.get(params.session_id) if params.session_id else None
+        if session is None and params.session_id:  # a client may name its session before the first ask
+            session = ls.sessions.create(ls.permission_state.context_for((), None), params.session_id)
         if session is None:
             ls.default_mode = params.mode
             for existing in ls.sessions.all():

@@ -2,12 +2,15 @@
 
 Use `analyse(command, allow=..., deny=..., ask=..., cwd=..., working_dirs=...)`; it returns a
 `BashVerdict` (allow / deny / ask, with reasons, the commands found, suggested rules, whether
-the line is read-only, the files it redirects to and touches). See `analyser` for the semantics.
-Pure: no I/O, no subprocesses; tree-sitter parsers are cached per thread.
+the line is read-only, the files it redirects to and touches). See `analyser` for the semantics
+and `checks.CHECK_MESSAGES` for every check id. Pure: no I/O, no subprocesses; tree-sitter
+parsers are cached per thread.
 """
 
-from handrail.permissions.bash.analyser import analyse, suggest
+from handrail.permissions.bash.analyser import MAX_SUBCOMMANDS, analyse, suggest
+from handrail.permissions.bash.checks import CHECK_MESSAGES
+from handrail.permissions.bash.matching import compile_rule
 from handrail.permissions.bash.model import BashVerdict, Reason
 from handrail.permissions.bash.parse import parse
 
-__all__ = ["BashVerdict", "Reason", "analyse", "parse", "suggest"]
+__all__ = ["CHECK_MESSAGES", "MAX_SUBCOMMANDS", "BashVerdict", "Reason", "analyse", "compile_rule", "parse", "suggest"]

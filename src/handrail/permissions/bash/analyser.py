@@ -229,6 +229,7 @@ class _Analysis:
         self.cwd = _normal(str(cwd))
         roots = [_normal(str(p)) for p in working_dirs] or [self.cwd]
         self.roots = roots
+        self.functions: frozenset[str] = frozenset()
         self.redirect_targets: dict[tuple[str, Direction], None] = {}
         self.paths: dict[tuple[str, Direction], None] = {}
 
@@ -246,6 +247,8 @@ class _Analysis:
             base = base_name(argv[0].text)
             if base != argv[0].text:
                 forms.append(" ".join([base, *(w.text for w in argv[1:])]))
+            if base.lower() != base:  # `RM -rf x` runs rm on a case-insensitive file system
+                forms.append(" ".join([base.lower(), *(w.text for w in argv[1:])]))
             if effective.env:
                 forms.append(" ".join([*_render_assignment_words(effective), canon]))
             if effective.appends_args:
@@ -274,9 +277,11 @@ class _Analysis:
         canon = render(argv)
         env_safe = all(is_safe(a) for a in effective.env)
         inner: list[str] = []
+        if any(layer.opaque for layer in effective.layers):
+            env_safe = False  # `strace npm test` is not `npm test`: only a rule naming the wrapper covers it
         if env_safe:
             inner.append(canon + " " + PLACEHOLDER if effective.appends_args else canon)
-        if effective.env:
+        if effective.env and not any(layer.opaque for layer in effective.layers):
             with_env = " ".join([*_render_assignment_words(effective), canon])
             inner.append(with_env + " " + PLACEHOLDER if effective.appends_args else with_env)
         wrapped: list[str] = []
@@ -331,6 +336,7 @@ class _Analysis:
         deny_reasons = list(dict.fromkeys(deny_reasons))
         ask_reasons = list(dict.fromkeys(ask_reasons))
 
+        self.functions = expansion.functions
         judgements = self.judge_all(effectives)
         flags = list(dict.fromkeys([*script_flags, *(f for j in judgements for f in j.flags)]))
         counted = [e for e in effectives if e.argv and not e.runs_script]
@@ -386,7 +392,8 @@ class _Analysis:
     def display(effective: Effective) -> str:
         if effective.source.kind != "command":
             return effective.source.text.strip()
-        text = render(effective.argv) or effective.source.text.strip()
+        opaque = [w for layer in effective.layers if layer.opaque for w in layer.argv]
+        text = render([*opaque, *effective.argv]) or effective.source.text.strip()
         return " ".join([*_render_assignment_words(effective), text]) if effective.env else text
 
     def crude_parts(self) -> list[str]:
@@ -419,6 +426,13 @@ class _Analysis:
                 )
                 cwds = list(dict.fromkeys(targets)) if definite else list(dict.fromkeys([*cwds, *targets]))
             previous = effective
+        for index, effective in enumerate(effectives):
+            if "function" in effective.contexts:  # a function body runs wherever it is called
+                first, again = judgements[index], self.judge(effective, seen)
+                again.covered = again.covered and first.covered
+                again.problems = [*first.problems, *again.problems]
+                again.flags = [*first.flags, *again.flags]
+                judgements[index] = again
         return judgements
 
     def cd_targets(self, effective: Effective, cwds: list[str], seen: list[str], judgement: _Judgement) -> list[str]:
@@ -463,9 +477,14 @@ class _Analysis:
             judgement.read_only = not judgement.flags and not outside
             return judgement
         argv = effective.argv
-        if not argv:
-            judgement.covered = True  # only redirections (`> file`, `exec 3>&1`): judged as file writes
-            judgement.read_only = not any(r.kind == "write" for r in source.redirects)
+        if not argv:  # only redirections: `2>&1` is harmless, `> file` truncates a file (ask)
+            judgement.covered = judgement.read_only = not self.writes(effective)
+            judgement.suggestion_ok = False
+            return judgement
+        if argv[0].resolved and argv[0].text in self.functions and not effective.layers:
+            judgement.covered = True  # a function defined on this line: its body is judged on its own
+            judgement.read_only = not self.writes(effective)
+            judgement.by = f"`{argv[0].text}` is a function defined on this line"
             return judgement
         if argv[0].resolved and argv[0].text in CD_COMMANDS:
             judgement.covered = True
@@ -718,6 +737,8 @@ def suggest(effective: Effective) -> str | None:
     """The prefix rule that would cover this command next time (`Bash(npm test:*)`), if one is safe to offer."""
     argv = effective.argv
     if not argv or not all(w.resolved for w in argv) or not all(is_safe(a) for a in effective.env):
+        return None
+    if any(layer.opaque for layer in effective.layers):
         return None
     name = argv[0].text
     if name in RUNNERS or base_name(name) in SHELLS or is_destructive(argv):

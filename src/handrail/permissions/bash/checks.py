@@ -22,6 +22,7 @@ from handrail.permissions.bash.env_vars import is_dangerous, is_dangerous_name
 from handrail.permissions.bash.model import Assignment, ParsedScript, Reason, Word
 from handrail.permissions.bash.parse import PROBLEM_MESSAGES
 from handrail.permissions.bash.readonly import (
+    READ_ONLY_NAMES,
     awk_call,
     awk_program,
     git_call,
@@ -122,11 +123,16 @@ def script_reasons(script: ParsedScript) -> list[Reason]:
     unquoted = _blank_spans(source, (*script.quoted_spans, *script.comment_spans))
     if re.search(r"[ \t]{40,}\S", unquoted) or re.search(r"(?:[ \t]*\n){15,}[ \t]*\S", unquoted):
         found.append(reason("whitespace_padding"))
-    for (start, end), text in zip(script.comment_spans, script.comments, strict=False):
+    for escaped in re.finditer(r"(?<!\\)(?:\\\\)*\\[ \t]", unquoted):
+        where = escaped.end() - 2
+        if not _in_spans(where, script.word_spans):
+            # `\ eval`, `''\ x`: an escaped space outside any word, which tree-sitter drops but bash keeps
+            found.append(reason("escaped_whitespace", f"an escaped space at offset {where}"))
+            break
+    for (_, end), text in zip(script.comment_spans, script.comments, strict=False):
         if any(q in text for q in "'\"`") and source[end:].strip():
             found.append(reason("comment_quote_desync", text.strip()[:60]))
             break
-        del start
     stripped = source.strip()
     if stripped.startswith(("-", "&&", "||", "|", ";", "&", ")")) or stripped.endswith(("|", "&&", "||")):
         found.append(reason("incomplete_command"))
@@ -140,9 +146,9 @@ def script_reasons(script: ParsedScript) -> list[Reason]:
         found.append(reason("dangerous_variable", f"${match.group(1)}"))
     if _PROC_ENVIRON.search(source):
         found.append(reason("proc_environ"))
-    shadowing = set(script.functions) & {c.argv[0].text for c in script.commands if c.argv and c.kind == "command"}
-    if shadowing or any(name in _KNOWN_COMMANDS for name in script.functions):
-        found.append(reason("function_shadowing", ", ".join(sorted(set(script.functions)))))
+    shadowing = sorted({name for name in script.functions if name in _KNOWN_COMMANDS or name in READ_ONLY_NAMES})
+    if shadowing:
+        found.append(reason("function_shadowing", ", ".join(shadowing)))
     return found
 
 
@@ -193,20 +199,29 @@ _KNOWN_COMMANDS = frozenset(
 
 
 def _blank_spans(source: str, spans: Iterable[tuple[int, int]]) -> str:
-    chars = list(source)
-    for start, end in spans:
-        for index in range(max(start, 0), min(end, len(chars))):
-            if chars[index] not in "\n":
-                chars[index] = "x"
-    return "".join(chars)
+    """`source` with the given ranges overwritten by `x` (newlines kept), for checks on unquoted text."""
+    out: list[str] = []
+    position = 0
+    for span_start, end in sorted(spans):
+        start = max(span_start, position)
+        if end <= start:
+            continue
+        out.append(source[position:start])
+        out.append(_NOT_NEWLINE.sub("x", source[start:end]))
+        position = end
+    out.append(source[position:])
+    return "".join(out)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _unicode_reasons(script: ParsedScript) -> list[Reason]:
     found: dict[str, str] = {}
     spans = (*script.quoted_spans, *script.comment_spans)
-    for index, char in enumerate(script.source):
-        if ord(char) < 128:
-            continue
+    for match in _NON_ASCII.finditer(script.source):
+        index, char = match.start(), match.group()
         category = unicodedata.category(char)
         label = f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}"
         if category == "Cc":
@@ -234,8 +249,11 @@ def _continuations(script: ParsedScript) -> list[Reason]:
             run += 1
         if run % 2 == 0 or _in_spans(index, spans):
             continue
-        before = source[index - run] if index - run >= 0 else " "
+        before = source[index - run] if index - run >= 0 else "\n"
         after = source[index + 2] if index + 2 < len(source) else " "
+        if before == "\n":
+            # a line that is only `\`: bash continues an empty line, tree-sitter the previous command
+            return [reason("line_continuation", f"a line starting with a backslash-newline at offset {index}")]
         if not before.isspace() and not after.isspace():
             return [reason("line_continuation", f"at offset {index}")]
 
@@ -374,8 +392,9 @@ def command_reasons(effective: Effective) -> list[Reason]:
                 found.append(reason("newline_in_word", word.raw))
     found.extend(_escapes(effective, all_words))
     for word in all_words:
-        hashes = [i for i, (c, m) in enumerate(zip(word.text, word.mask, strict=False)) if c == "#" and m == "u"]
-        if any(i > 0 for i in hashes):
+        if "#" not in word.text[1:]:
+            continue
+        if any(c == "#" and m == "u" for c, m in zip(word.text[1:], word.mask[1:], strict=False)):
             found.append(reason("mid_word_hash", word.raw))
             break
     found.extend(_assignment_reasons([*effective.env, *(a for a in source.assignments if a not in effective.env)]))
@@ -397,6 +416,63 @@ def command_reasons(effective: Effective) -> list[Reason]:
                 found.append(reason("ifs_variable", f"{argv[0].text} sets IFS"))
             elif is_dangerous_name(assigned):
                 found.append(reason("dangerous_variable", f"{argv[0].text} sets {assigned}"))
+            if not _plain_name(assigned):
+                found.append(reason("arithmetic", f"{argv[0].text} sets {assigned}"))
+        found.extend(arithmetic_reasons(argv, ()))
+    found.extend(arithmetic_reasons((), effective.env))
+    return found
+
+
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_NAME_WITH_INDEX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\])?$")
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _plain_name(name: str) -> bool:
+    """A variable name, or an array element with a literal index (any other subscript is arithmetic)."""
+    return _NAME_WITH_INDEX.match(name) is not None
+
+
+def arithmetic_reasons(argv: Sequence[Word], assignments: Iterable[Assignment]) -> list[Reason]:
+    """Places where bash evaluates arithmetic on text, which runs `$(...)` hidden in array subscripts.
+
+    `[[ x -eq 1 ]]` evaluates the variable x, whose value may be `a[$(cmd)]`; so do `a[x]=1`,
+    `declare -i n=x`, `let`, `test -v 'a[$(cmd)]'`, `printf -v 'a[...]'`, `read 'a[...]'`.
+    """
+    found: list[Reason] = []
+    for assignment in assignments:
+        if not _plain_name(assignment.name):
+            found.append(reason("arithmetic", f"the subscript in {assignment.raw}"))
+    if not argv:
+        return found
+    name = argv[0].text
+    texts = [w.text for w in argv]
+    if name in ("[[", "[", "test"):
+        for index, text in enumerate(texts):
+            if text in _ARITHMETIC_TESTS:
+                operands = texts[index - 1 : index] + texts[index + 1 : index + 2]
+                if not all(_INTEGER.match(operand) for operand in operands):
+                    found.append(reason("arithmetic", f"{' and '.join(operands)} compared with {text}"))
+            elif text == "-v" and index + 1 < len(texts) and "[" in texts[index + 1]:
+                found.append(reason("arithmetic", f"-v {texts[index + 1]}"))
+    elif name == "let":
+        found.append(reason("arithmetic", "let"))
+    elif name in ("declare", "typeset", "local", "readonly", "export"):
+        options = "".join(t[1:] for t in texts[1:] if t.startswith("-"))
+        if "n" in options:
+            found.append(reason("arithmetic", f"{name} -n makes a reference"))
+        if "i" in options:
+            for assignment in assignments:
+                if assignment.value is not None and not _INTEGER.match(assignment.value.text):
+                    found.append(reason("arithmetic", f"an integer variable evaluates {assignment.raw}"))
+    elif name == "unset":
+        for text in texts[1:]:
+            if not text.startswith("-") and not _plain_name(text):
+                found.append(reason("arithmetic", f"unset {text}"))
+    elif name in ("mapfile", "readarray") and any(t.startswith("-") and "C" in t for t in texts[1:]):
+        found.append(reason("dangerous_builtin", f"{name} -C runs a callback"))
+    elif name in ("compgen", "complete") and any(t.startswith("-") and ("C" in t or "F" in t) for t in texts[1:]):
+        found.append(reason("dangerous_builtin", f"{name} runs a command or function"))
     return found
 
 
@@ -491,11 +567,7 @@ def declaration_reasons(effective: Effective) -> list[Reason]:
     """Checks for `export`/`declare`/`local`/bare assignments (kinds other than simple commands)."""
     found = [reason(problem) for problem in effective.source.problems]
     found.extend(_assignment_reasons(effective.source.assignments))
-    options = "".join(w.text[1:] for w in effective.source.argv[1:] if w.text.startswith("-"))
-    if "i" in options and any(
-        a.value is not None and any(c in a.value.text for c in "[$`") for a in effective.source.assignments
-    ):
-        found.append(reason("arithmetic", "an integer variable evaluates its value"))
+    found.extend(arithmetic_reasons(effective.source.argv, effective.source.assignments))
     unresolved = [w.raw for w in effective.argv if not w.resolved]
     unresolved += [a.raw for a in effective.source.assignments if a.value is not None and not a.value.resolved]
     if unresolved:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from handrail.permissions.bash.model import Assignment, Direction, ParsedScript, Reason, SimpleCommand, Word
 from handrail.permissions.bash.parse import parse
+from handrail.permissions.bash.readonly import git_scripts
 from handrail.permissions.bash.wrappers import (
     SHELLS,
     Layer,
@@ -64,6 +65,11 @@ class Expansion:
     effectives: list[Effective] = field(default_factory=list)
     scripts: list[ParsedScript] = field(default_factory=list)
     problems: list[Reason] = field(default_factory=list)
+
+    @property
+    def functions(self) -> frozenset[str]:
+        """Names of the shell functions the line defines (their bodies are effectives of their own)."""
+        return frozenset(name for script in self.scripts for name in script.functions)
 
 
 def _normalized(argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], str]:
@@ -146,6 +152,9 @@ def _expand_argv(
     if name == "find":
         for origin, exec_argv in find_exec_commands(inner)[0]:
             _expand_argv(exec_argv, command, result, (*via, origin), depth, inherited_env=effective.env, appends=True)
+    elif name == "git":
+        for origin, code in git_scripts(inner):
+            _nested(Script(origin, code), result, via, depth)
     elif name == "trap":
         action = trap_script(inner)
         if action is not None:

@@ -13,7 +13,7 @@ reparsing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 Behavior = Literal["allow", "deny", "ask"]
@@ -49,7 +49,10 @@ class Word:
     @property
     def glob(self) -> bool:
         """Whether the shell would treat it as a pathname pattern (unquoted `*`, `?` or `[`)."""
-        return any(m == "u" and c in "*?[" for c, m in zip(self.text, self.mask, strict=False))
+        text = self.text
+        if "*" not in text and "?" not in text and "[" not in text:
+            return False
+        return any(m == "u" and c in "*?[" for c, m in zip(text, self.mask, strict=False))
 
     @property
     def tilde(self) -> bool:
@@ -126,6 +129,7 @@ class ParsedScript:
     quoted_spans: tuple[tuple[int, int], ...] = ()  # character ranges of quoted text and heredoc bodies
     comment_spans: tuple[tuple[int, int], ...] = ()
     has_error: bool = False
+    word_spans: tuple[tuple[int, int], ...] = ()  # character ranges of the words tree-sitter found
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,9 @@ class BashVerdict:
     * `paths`: files the commands' own arguments read or write (``cat x``, ``rm y``), absolute.
     * `must_not_interrupt`: cutting it in half would leave a mess (``git commit``, installs).
     * `changes_cwd`: it contains a ``cd`` (the session's directory changes; not concurrency safe).
+    * `flagged`: ids of the security checks that fired (never allowed while non-empty).
+
+    Paths are absolute and normalized lexically (no symlinks resolved, wildcards kept as written).
     """
 
     behavior: Behavior
@@ -153,7 +160,7 @@ class BashVerdict:
     paths: tuple[tuple[str, Direction], ...] = ()
     must_not_interrupt: bool = False
     changes_cwd: bool = False
-    flagged: tuple[str, ...] = field(default=())
+    flagged: tuple[str, ...] = ()
 
     @property
     def reason_ids(self) -> tuple[str, ...]:

@@ -16,7 +16,9 @@ end line is not exactly its delimiter, a `$` tree-sitter did not read as an expa
 
 from __future__ import annotations
 
+import bisect
 import functools
+import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ from handrail.permissions.bash.model import (
 )
 
 _LOCAL = threading.local()
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 @functools.cache
@@ -64,6 +67,7 @@ PROBLEM_MESSAGES: dict[str, str] = {
     "heredoc_ambiguous": "a here-doc whose end the shell and the analyser may see differently",
     "array_value": "an array assignment",
     "glob_command": "a command name with wildcards, only known once the shell expands it",
+    "word_split": "two words written together that the shell joins into one (the analyser reads them apart)",
 }
 
 
@@ -74,11 +78,37 @@ def parse(source: str) -> ParsedScript:
     walker = _Walker(source, data)
     root = tree.root_node
     walker.sequence(root.children, frozenset(), (), False)
+    if _mislabelled_token(root, data):
+        walker.problem("word_split")
     if root.has_error:
         walker.problem("parse_error")
         if _has_missing(root):
             walker.problem("incomplete_command")
     return walker.result(root.has_error)
+
+
+def _mislabelled_token(root: Node, data: bytes) -> bool:
+    """Whether tree-sitter gave some token a type that is not its text (`-<<` read as `<<`, `$$` as `$`).
+
+    Such a token means tree-sitter folded part of a word into it; what bash reads differs.
+    """
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if (
+            node is not None
+            and not node.is_named
+            and node.end_byte > node.start_byte
+            and data[node.start_byte : node.end_byte] != node.type.encode()
+        ):
+            return True
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while True:
+            if not cursor.goto_parent():
+                return False
+            if cursor.goto_next_sibling():
+                break
 
 
 def _has_missing(node: Node) -> bool:
@@ -246,32 +276,38 @@ class _Walker:
         self.data = data
         self.ascii = len(data) == len(source)
         self._char_index: list[int] | None = None
+        self._char_extras: list[int] = []
         self.commands: list[_Cmd] = []
         self.problems: list[str] = []
         self.comments: list[str] = []
         self.functions: list[str] = []
         self.quoted_spans: list[tuple[int, int]] = []
         self.comment_spans: list[tuple[int, int]] = []
+        self.word_spans: list[tuple[int, int]] = []
 
     # ------------------------------------------------------------------ helpers
 
     def text(self, node: Node) -> str:
-        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def char(self, byte_offset: int) -> int:
+        """The character offset of a byte offset (they differ after non-ASCII characters)."""
         if self.ascii:
             return byte_offset
         if self._char_index is None:
-            index = [0] * (len(self.data) + 1)
-            position = 0
-            for char_number, char in enumerate(self.source):
-                size = len(char.encode("utf-8", "surrogatepass"))
-                for k in range(size):
-                    index[position + k] = char_number
-                position += size
-            index[len(self.data)] = len(self.source)
-            self._char_index = index
-        return self._char_index[byte_offset]
+            # byte offsets where each non-ASCII character ends, and the extra bytes used so far
+            ends: list[int] = []
+            extras: list[int] = []
+            extra = 0
+            for match in _NON_ASCII.finditer(self.source):
+                size = len(match.group().encode("utf-8", "surrogatepass"))
+                extra += size - 1
+                ends.append(match.start() + extra + 1)
+                extras.append(extra)
+            self._char_index = ends
+            self._char_extras = extras
+        count = bisect.bisect_right(self._char_index, byte_offset)
+        return byte_offset - (self._char_extras[count - 1] if count else 0)
 
     def span(self, node: Node) -> tuple[int, int]:
         return (self.char(node.start_byte), self.char(node.end_byte))
@@ -290,6 +326,7 @@ class _Walker:
             tuple(self.quoted_spans),
             tuple(self.comment_spans),
             has_error,
+            tuple(self.word_spans),
         )
 
     # ------------------------------------------------------------------ statements
@@ -349,6 +386,8 @@ class _Walker:
         if kind == "compound_statement":
             if node.child_count and node.children[0].type == "((":
                 return self.arithmetic_command(node, ctx, inherited)
+            if not any(child.is_named for child in node.children):
+                self.problem("parse_error")  # bash reads `{}` as a command named `{}`, not an empty group
             return self.sequence(node.children, ctx | {"group"}, inherited, piped, every=True)
         if kind in ("if_statement", "case_statement"):
             return self.block(node, ctx | {"conditional"}, inherited, piped)
@@ -461,7 +500,11 @@ class _Walker:
             elif child.is_named:
                 self.problem("unknown_syntax")
                 self.recover(child, ctx)
-        tail = self.statement(body, ctx, (*inherited, *redirects), piped) if body is not None else None
+        if body is not None:
+            tail = self.statement(body, ctx, (*inherited, *redirects), piped)
+        else:  # `> file` alone still creates or truncates the file
+            tail = _Cmd(contexts=ctx, text=self.text(node), redirects=[*inherited, *redirects], piped_input=piped)
+            self.commands.append(tail)
         return self.hung(nested, ctx, tail)
 
     def hung(self, nodes: Iterable[Node], ctx: frozenset[str], owner: _Cmd | None) -> _Cmd | None:
@@ -496,8 +539,17 @@ class _Walker:
         self.commands.append(cmd)  # appended first: substitutions in its words come after it
         nested: list[Node] = []
         children = node.children
+        previous_word_end = -1
         for index, child in enumerate(children):
             kind = child.type
+            if kind in WORDS or kind == "command_name" or (not child.is_named and kind not in OPERATORS):
+                if child.start_byte == previous_word_end:
+                    # `-""\o`, `<<<'a'\b`: bash reads one word, tree-sitter two; never trust such a split
+                    cmd.problems.append("word_split")
+                    self.problem("word_split")
+                previous_word_end = child.end_byte
+            elif kind in REDIRECTS:
+                previous_word_end = child.end_byte
             if kind == "variable_assignment" and not cmd.argv:
                 cmd.assignments.append(self.assignment(child, ctx))
             elif kind == "command_name":
@@ -513,10 +565,11 @@ class _Walker:
             elif kind == "comment":
                 self.comment(child)
             elif not child.is_named:
-                if kind == "$" and index + 1 < len(children):
+                token = self.text(child)
+                if "$" in token and (token != "$" or index + 1 < len(children)):
                     cmd.problems.append("unresolved_expansion")
                     self.problem("unresolved_expansion")
-                cmd.argv.append(Word(self.text(child), self.text(child), "u" * len(self.text(child))))
+                cmd.argv.append(Word(token, token, "u" * len(token)))
             else:
                 self.problem("parse_error" if kind == "ERROR" else "unknown_syntax")
                 cmd.problems.append("parse_error" if kind == "ERROR" else "unknown_syntax")
@@ -542,7 +595,12 @@ class _Walker:
         cmd = _Cmd(contexts=ctx, text=self.text(node), redirects=list(inherited), kind=kind, piped_input=piped)
         self.commands.append(cmd)
         tail = cmd
+        previous_end = -1
         for child in node.children:
+            if child.start_byte == previous_end and child.is_named and previous_end != -1:
+                cmd.problems.append("word_split")
+                self.problem("word_split")
+            previous_end = child.end_byte
             if not child.is_named:
                 text = self.text(child)
                 cmd.argv.append(Word(text, text, "u" * len(text)))
@@ -619,6 +677,8 @@ class _Walker:
         if kind == "file_redirect":
             return [self.file_redirect(node, ctx)], []
         if kind == "herestring_redirect":
+            if any(not c.is_named and self.text(c) != c.type for c in node.children):
+                self.problem("word_split")
             value = next((self.word(c, ctx) for c in node.children if c.type in WORDS), None)
             return [Redirect("<<<", "herestring", None, value)], []
         return self.heredoc(node, ctx)
@@ -633,6 +693,8 @@ class _Walker:
                 fd = int(text) if text.isdigit() else None
             elif not child.is_named:
                 operator += child.type
+                if self.text(child) != child.type:
+                    self.problem("word_split")
             elif child.type in WORDS:
                 if target is None:
                     target = self.word(child, ctx)
@@ -665,6 +727,8 @@ class _Walker:
         end_node: Node | None = None
         for child in node.children:
             kind = child.type
+            if not child.is_named and self.text(child) != kind:
+                self.problem("word_split")  # `-<<`: tree-sitter folded a word into the operator
             if kind in ("<<", "<<-"):
                 operator = kind
             elif kind == "heredoc_start":
@@ -703,7 +767,7 @@ class _Walker:
         line_end = self.data.find(b"\n", end_node.start_byte)
         if line_end == -1:
             line_end = len(self.data)
-        line = self.data[line_start:line_end].decode("utf-8", "surrogatepass")
+        line = self.data[line_start:line_end].decode("utf-8", "replace")
         if operator == "<<-":
             line = line.lstrip("\t")
         if line == delimiter:
@@ -720,7 +784,7 @@ class _Walker:
             if kind == "command_substitution":
                 self.substitution(child, ctx)
             elif kind == "process_substitution":
-                self.sequence(child.children, ctx | {"process_substitution"}, (), False)
+                self.process_substitution(child, ctx)
             elif kind == "arithmetic_expansion":
                 self.problem("arithmetic")
                 self.harvest(child, ctx, in_heredoc)
@@ -732,6 +796,11 @@ class _Walker:
                 self.statement(child, ctx, (), False)
             elif child.child_count:
                 self.harvest(child, ctx, in_heredoc)
+
+    def process_substitution(self, node: Node, ctx: frozenset[str]) -> None:
+        """`<(cmd)` and `>(cmd)`; the commands of `>(cmd)` read what is written to it."""
+        writes_into = bool(node.children) and node.children[0].type == ">("
+        self.sequence(node.children, ctx | {"process_substitution"}, (), writes_into, every=writes_into)
 
     def substitution(self, node: Node, ctx: frozenset[str]) -> None:
         self.sequence(node.children, ctx | {"command_substitution"}, (), False)
@@ -777,6 +846,7 @@ class _Walker:
         return body.rstrip("\n")
 
     def word(self, node: Node, ctx: frozenset[str]) -> Word:
+        self.word_spans.append(self.span(node))
         piece = _Piece()
         self.piece(node, ctx, piece, quoted=False)
         text = "".join(piece.text)
@@ -827,16 +897,20 @@ class _Walker:
         elif kind == "concatenation":
             children = node.children
             for index, child in enumerate(children):
-                if child.type == "$":
-                    following = children[index + 1] if index + 1 < len(children) else None
-                    if following is not None:
+                if child.type == "$":  # tree-sitter also names `$$` and `-$` this way
+                    token = self.text(child)
+                    if token != "$" or index + 1 < len(children):
                         piece.problems.append("unresolved_expansion")
                         piece.unresolved = True
-                    piece.add("$", "u")
+                    piece.add(token, "u")
                 elif child.is_named:
                     self.piece(child, ctx, piece, quoted)
                 else:
-                    piece.add(self.text(child), "u")
+                    token = self.text(child)
+                    if any(c in token for c in "`$()<>|&;"):  # e.g. an empty `` substitution
+                        piece.problems.append("unresolved_expansion")
+                        piece.unresolved = True
+                    piece.add(token, "u")
         elif kind in ("simple_expansion", "expansion"):
             name = next(
                 (self.text(c) for c in node.children if c.type in ("variable_name", "special_variable_name")), ""
@@ -857,7 +931,7 @@ class _Walker:
                 self.substitution(node, ctx)
                 self.unresolved(piece, node)
         elif kind == "process_substitution":
-            self.sequence(node.children, ctx | {"process_substitution"}, (), False)
+            self.process_substitution(node, ctx)
             piece.add("/dev/fd/63", "q")
         elif kind == "arithmetic_expansion":
             piece.problems.append("arithmetic")
@@ -890,8 +964,11 @@ class _Walker:
                 piece.add(raw[i + 1], "q")
                 i += 2
                 continue
-            if char == "$" and i + 1 < n:
+            if (char == "$" and i + 1 < n) or char == "`":
                 piece.problems.append("unresolved_expansion")
+                piece.unresolved = True
+            elif char in " \t\n":  # `} {`: tree-sitter made one word of what bash splits in two
+                piece.problems.append("word_split")
                 piece.unresolved = True
             piece.add(char, "u")
             i += 1
@@ -916,7 +993,7 @@ class _Walker:
     def double_quoted_literal(self, start: int, end: int, piece: _Piece) -> None:
         if end <= start:
             return
-        raw = self.data[start:end].decode("utf-8", "surrogatepass")
+        raw = self.data[start:end].decode("utf-8", "replace")
         out: list[str] = []
         i = 0
         n = len(raw)
@@ -961,19 +1038,11 @@ def _ends_early(body: str, delimiter: str) -> bool:
 
 
 def _has_brace_expansion(text: str, mask: str) -> bool:
-    """Unquoted `{a,b}` or `{1..3}` (bash expands them into several words)."""
-    depth_start: list[int] = []
-    for index, (char, kind) in enumerate(zip(text, mask, strict=False)):
-        if kind != "u":
-            continue
-        if char == "{":
-            depth_start.append(index)
-        elif char == "}" and depth_start:
-            start = depth_start.pop()
-            inner = [(c, m) for c, m in zip(text[start + 1 : index], mask[start + 1 : index], strict=False)]
-            if any(c == "," and m == "u" for c, m in inner):
-                return True
-            body = "".join(c if m == "u" else "\0" for c, m in inner)
-            if ".." in body and index - start > 3:
-                return True
-    return False
+    """Unquoted `{a,b}` or `{1..3}` (bash expands them into several words); erring on the side of yes."""
+    if "{" not in text:
+        return False
+    visible = "".join(c if m == "u" else "\0" for c, m in zip(text, mask, strict=False))
+    return _BRACE.search(visible) is not None
+
+
+_BRACE = re.compile(r"\{.*?(?:,|\.\.).*?\}", re.DOTALL)  # the braces and comma unquoted, the rest anything

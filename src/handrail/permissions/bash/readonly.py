@@ -16,6 +16,7 @@ Nothing here reads the file system.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -81,7 +82,7 @@ SPECS: dict[str, Spec] = {
     "df": Spec(valued=_s("-B --block-size -t --type -x --exclude-type")),
     "tree": Spec(
         valued=_s("-L -P -I --filelimit --timefmt -H -T --charset --sort"),
-        forbidden=_s("-o"),
+        forbidden=_s("-o -R"),
         globs=False,
     ),
     "nl": Spec(valued=_s("-b -d -f -h -i -l -n -s -v -w")),
@@ -107,12 +108,9 @@ SPECS: dict[str, Spec] = {
         path_options=_s("-X --exclude-from --from-file --to-file"),
     ),
     "sort": Spec(
-        valued=_s(
-            "-k --key -t --field-separator -S --buffer-size -T --temporary-directory --parallel "
-            "--batch-size --random-source"
-        ),
-        path_options=_s("--files0-from"),
-        forbidden=_s("-o --output --compress-program"),
+        valued=_s("-k --key -t --field-separator -S --buffer-size --parallel --batch-size"),
+        path_options=_s("--files0-from --random-source"),
+        forbidden=_s("-o --output --compress-program -T --temporary-directory"),
         globs=False,
     ),
     "uniq": Spec(valued=_s("-f --skip-fields -s --skip-chars -w --check-chars"), max_operands=1, globs=False),
@@ -592,7 +590,10 @@ def awk_code(program: str) -> str:
     return "".join(out)
 
 
-_AWK_EXEC = re.compile(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|@load|@include|\bextension\s*\(")
+# system(), pipes to and from commands, extensions, and gawk's indirect calls (`@f()` with f = "system")
+_AWK_EXEC = re.compile(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|@[A-Za-z_]|\bextension\s*\(")
+# reading other files or the environment: getline from a file, rewriting ARGV, ENVIRON, PROCINFO
+_AWK_READS = re.compile(r"\bgetline\b|\bARGV\b|\bARGC\b|\bENVIRON\b|\bPROCINFO\b")
 _AWK_WRITE = re.compile(r"\bprintf?\b[^;{}\n]*>")
 
 
@@ -602,6 +603,15 @@ def awk_program(program: str) -> tuple[bool, bool]:
     return _AWK_EXEC.search(code) is not None, _AWK_WRITE.search(code) is not None
 
 
+def awk_reads_more(program: str) -> bool:
+    """Whether an awk program reads files or data beyond its operands (getline < f, ARGV, ENVIRON)."""
+    return _AWK_READS.search(awk_code(program)) is not None
+
+
+# gawk options that write files (pretty-print, profile, variable dump) or start the debugger
+_AWK_WRITING_OPTIONS = _s("-o --pretty-print -p --profile -d --dump-variables -D --debug")
+
+
 @dataclass(frozen=True, slots=True)
 class AwkCall:
     program: Word | None
@@ -609,6 +619,8 @@ class AwkCall:
     extension: bool
     files: tuple[Word, ...]
     unresolved: bool
+    writes: bool = False
+    assigns: tuple[str, ...] = ()  # names given values by -v or NAME=value operands
 
 
 def awk_call(argv: Sequence[Word]) -> AwkCall:
@@ -617,15 +629,23 @@ def awk_call(argv: Sequence[Word]) -> AwkCall:
         _s("-F --field-separator -v --assign -f --file -E --exec -i --include -l --load -e --source -W"),
     )
     program_file = any(name in ("-f", "--file", "-E", "--exec") for name, _ in result.options)
+    writes = any(name in _AWK_WRITING_OPTIONS for name, _ in result.options)
     extension = any(name in ("-i", "--include", "-l", "--load") for name, _ in result.options)
     sources = [v for name, v in result.options if name in ("-e", "--source") and v is not None]
     operands = list(result.operands)
     program: Word | None = sources[0] if sources else None
     if program is None and not program_file and operands:
         program = operands.pop(0)
-    files = tuple(w for w in operands if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w.text))
+    files = tuple(w for w in operands if not _AWK_ASSIGNMENT.match(w.text))
+    assigns = tuple(
+        [w.text.split("=", 1)[0] for w in operands if _AWK_ASSIGNMENT.match(w.text)]
+        + [v.text.split("=", 1)[0] for name, v in result.options if name in ("-v", "--assign") and v is not None]
+    )
     unresolved = result.unresolved or (program is not None and not program.resolved)
-    return AwkCall(program, program_file, extension, files, unresolved)
+    return AwkCall(program, program_file, extension, files, unresolved, writes, assigns)
+
+
+_AWK_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _awk(argv: Sequence[Word]) -> ReadOnly:
@@ -635,8 +655,10 @@ def _awk(argv: Sequence[Word]) -> ReadOnly:
     if call.program_file or call.extension or call.program is None:
         return ReadOnly(False, (), "awk runs a program the analyser cannot see")
     runs, writes = awk_program(call.program.text)
-    if runs or writes:
+    if runs or writes or call.writes:
         return ReadOnly(False, (), "the awk program runs commands or writes files")
+    if awk_reads_more(call.program.text) or {"ARGV", "ARGC"} & set(call.assigns):
+        return ReadOnly(False, (), "the awk program reads files or the environment beyond its operands")
     if any(w.glob for w in call.files):
         return ReadOnly(False, (), "a glob could expand into an option")
     return ReadOnly(True, tuple((w, "read") for w in call.files if w.text != "-"))
@@ -647,6 +669,7 @@ def _awk(argv: Sequence[Word]) -> ReadOnly:
 _JQ_FILE_OPTIONS = _s("-f --from-file --rawfile --slurpfile -L --library-path")
 _JQ_EXEC = re.compile(r"\bsystem\b|\binput_filename\b.*\bsystem\b")
 _JQ_IMPORT = re.compile(r"\b(?:import|include)\s+\"")
+_JQ_ENV = re.compile(r"\$ENV\b|\benv\b|\$__prog_args\b|\binput_filename\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -689,6 +712,8 @@ def _jq(argv: Sequence[Word]) -> ReadOnly:
         runs, imports = jq_program(call.program.text)
         if runs or imports:
             return ReadOnly(False, (), "the jq program runs or imports something")
+        if _JQ_ENV.search(call.program.text):
+            return ReadOnly(False, (), "the jq program reads the environment")
     if any(w.glob for w in call.files):
         return ReadOnly(False, (), "a glob could expand into an option")
     return ReadOnly(True, tuple((w, "read") for w in call.files if w.text != "-"))
@@ -816,8 +841,8 @@ def git_call(argv: Sequence[Word]) -> GitCall:
             value_word = (
                 Word(value, value, "q" * len(value), argv[i].resolved) if eq else (argv[i + 1] if i + 1 < n else None)
             )
-            if name == "-c" and value_word is not None:
-                config.append(value_word)
+            if name == "-c":
+                config.append(value_word if value_word is not None else Word("", "", ""))
             if name == "--config-env":
                 config_env = True
             if name in ("-C", "--git-dir", "--work-tree") and value_word is not None:
@@ -843,6 +868,47 @@ def git_call(argv: Sequence[Word]) -> GitCall:
             elif word.text.startswith("--config="):
                 config.append(Word(word.text[9:], word.text[9:], word.mask[9:], word.resolved))
     return GitCall(tuple(config), config_env, exec_path_set, tuple(chdirs), subcommand, args, unknown)
+
+
+_GIT_COMMAND_KEYS = frozenset(
+    {"core.sshcommand", "core.pager", "core.editor", "sequence.editor", "core.fsmonitor", "diff.external",
+     "gpg.program", "core.askpass", "core.gitproxy"}
+)  # fmt: skip
+
+
+def git_scripts(argv: Sequence[Word]) -> list[tuple[str, str]]:
+    """Shell code a git command line hands to a shell: `-c alias.x='!cmd'`, `-c core.pager=cmd`,
+    `--upload-pack=cmd`, `rebase --exec cmd`, `submodule foreach cmd`, `filter-branch --*-filter cmd`.
+    """
+    call = git_call(argv)
+    found: list[tuple[str, str]] = []
+    for setting in call.config:
+        key, _, value = setting.text.partition("=")
+        key = key.lower()
+        if key.startswith("alias.") and value.startswith("!"):
+            found.append((f"git -c {key}", value[1:]))
+        elif key in _GIT_COMMAND_KEYS or key.startswith(("pager.", "credential.")):
+            found.append((f"git -c {key}", value.lstrip("!")))
+    args = [w.text for w in call.args]
+    sub = call.subcommand.text if call.subcommand is not None else ""
+    for index, text in enumerate(args):
+        option, eq, value = text.partition("=")
+        takes_command = (
+            option in ("--upload-pack", "--receive-pack", "--exec")
+            or (sub == "rebase" and option in ("-x", "--exec"))
+            or (sub == "filter-branch" and option.endswith("-filter"))
+        )
+        if takes_command:
+            command = value if eq else (args[index + 1] if index + 1 < len(args) else "")
+            if command:
+                found.append((f"git {sub} {option}", command))
+    positionals = [t for t in args if not t.startswith("-")]
+    if sub == "submodule" and positionals[:1] == ["foreach"]:
+        rest = args[args.index("foreach") + 1 :]
+        found.append(("git submodule foreach", " ".join(rest)))
+    if sub == "bisect" and positionals[:1] == ["run"]:
+        found.append(("git bisect run", " ".join(shlex.quote(t) for t in args[args.index("run") + 1 :])))
+    return found
 
 
 def _git(argv: Sequence[Word]) -> ReadOnly:
@@ -945,6 +1011,7 @@ CUSTOM: dict[str, Callable[[Sequence[Word]], ReadOnly]] = {
     "command": _command_lookup,
 }
 ALIASES = {"egrep": "grep", "fgrep": "grep", "zgrep": "grep", "gsed": "sed"}
+READ_ONLY_NAMES: frozenset[str] = frozenset(SPECS) | frozenset(CUSTOM) | frozenset(ALIASES) | frozenset(VERSION_ONLY)
 
 
 def read_only(argv: Sequence[Word]) -> ReadOnly:

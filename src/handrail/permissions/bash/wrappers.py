@@ -67,6 +67,26 @@ RUNNERS: frozenset[str] = SHELLS | frozenset(
         "chroot",
         "unbuffer",
         "caffeinate",
+        "chrt",
+        "taskset",
+        "unshare",
+        "strace",
+        "ltrace",
+        "valgrind",
+        "prlimit",
+        "numactl",
+        "pkexec",
+        "fakeroot",
+        "proxychains",
+        "proxychains4",
+        "torsocks",
+        "firejail",
+        "systemd-run",
+        "nsenter",
+        "xvfb-run",
+        "dbus-run-session",
+        "catchsegv",
+        "ssh-agent",
     }
 )
 
@@ -90,10 +110,16 @@ def base_name(word_text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One wrapper around the real command, with its own words (name and options)."""
+    """One wrapper around the real command, with its own words (name and options).
+
+    An `opaque` wrapper (`strace`, `chrt`, `firejail`...) is seen through to find the command it
+    runs (for deny rules, and that command must be covered too), but a rule for the inner command
+    alone does not cover it: only a rule naming the wrapper with its command does.
+    """
 
     name: str
     argv: tuple[Word, ...]
+    opaque: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +148,7 @@ class Unwrapped:
 @dataclass
 class _Step:
     consumed: int = 1
+    opaque: bool = False
     script: Script | None = None
     problems: list[str] = field(default_factory=list)
     env: list[Assignment] = field(default_factory=list)
@@ -643,6 +670,69 @@ def _script(argv: Sequence[Word]) -> _Step:
     return _Step(stop=True)
 
 
+@dataclass(frozen=True, slots=True)
+class _Opaque:
+    """How to skip an opaque wrapper's own words: options taking a value, operands before the command."""
+
+    valued: str = ""  # short options that take a value
+    long_valued: frozenset[str] = frozenset()
+    operands: int = 0  # words after the options and before the command (a priority, a mask, a root)
+    no_command: frozenset[str] = frozenset()  # options meaning there is no command (`-p PID`)
+    privileged: bool = False
+
+
+_OPAQUE: dict[str, _Opaque] = {
+    "chrt": _Opaque(valued="T P D", operands=1, no_command=frozenset({"-p", "--pid"})),
+    "taskset": _Opaque(operands=1, no_command=frozenset({"-p", "--pid"})),
+    "unshare": _Opaque(valued="S G R w", long_valued=frozenset({"--setuid", "--setgid", "--root", "--wd"})),
+    "strace": _Opaque(valued="e o O p P s S u E a b I X", no_command=frozenset({"-p"})),
+    "ltrace": _Opaque(valued="e o p s u n a A D E L x", no_command=frozenset({"-p"})),
+    "valgrind": _Opaque(),
+    "prlimit": _Opaque(valued="p", no_command=frozenset({"-p", "--pid"})),
+    "numactl": _Opaque(valued="C N m p i P l"),
+    "pkexec": _Opaque(long_valued=frozenset({"--user"}), privileged=True),
+    "fakeroot": _Opaque(valued="l f s i b"),
+    "proxychains": _Opaque(valued="f"),
+    "proxychains4": _Opaque(valued="f"),
+    "torsocks": _Opaque(valued="u p a P d"),
+    "firejail": _Opaque(),
+    "systemd-run": _Opaque(valued="u p E M H S"),
+    "nsenter": _Opaque(valued="t S G"),
+    "xvfb-run": _Opaque(valued="n s f e p w"),
+    "dbus-run-session": _Opaque(),
+    "catchsegv": _Opaque(),
+    "ssh-agent": _Opaque(valued="a E t P"),
+    "chroot": _Opaque(long_valued=frozenset({"--userspec", "--groups"}), operands=1, privileged=True),
+}
+
+
+def _opaque(argv: Sequence[Word]) -> _Step:
+    spec = _OPAQUE[command_name(argv[0].text)]
+    step = _Step(opaque=True, privileged=spec.privileged)
+    valued = set(spec.valued.split())
+    i = 1
+    while i < len(argv) and argv[i].text.startswith("-") and argv[i].text != "-":
+        text = argv[i].text
+        if not argv[i].resolved:
+            step.problems.append("unresolved_wrapper")
+        if text.split("=", 1)[0] in spec.no_command:
+            step.stop = True
+            return step
+        if text == "--":
+            i += 1
+            break
+        takes_value = (text.startswith("--") and "=" not in text and text in spec.long_valued) or (
+            not text.startswith("--") and len(text) == 2 and text[1] in valued
+        )
+        i += 2 if takes_value else 1
+    i += spec.operands
+    if i >= len(argv):
+        step.stop = True
+        return step
+    step.consumed = i
+    return step
+
+
 _HANDLERS: dict[str, Callable[[Sequence[Word]], _Step]] = {
     "env": _env,
     "nohup": _nohup,
@@ -671,6 +761,7 @@ _HANDLERS: dict[str, Callable[[Sequence[Word]], _Step]] = {
     "unbuffer": _simple,
     "caffeinate": _simple,
     **dict.fromkeys(SHELLS, _shell),
+    **dict.fromkeys(_OPAQUE, _opaque),
 }
 
 MAX_LAYERS = 16
@@ -703,7 +794,7 @@ def unwrap(argv: Sequence[Word], *, default_inner: bool = True) -> Unwrapped:
         stdin_script = stdin_script or step.reads_stdin_script
         if step.stop:
             break
-        layers.append(Layer(name, rest[: step.consumed]))
+        layers.append(Layer(name, rest[: step.consumed], step.opaque))
         env.extend(step.env)
         paths.extend(step.paths)
         chdir.extend(step.chdir)
@@ -781,7 +872,4 @@ def bare_runner(words: Sequence[str]) -> bool:
     head = command_name(result.argv[0].text)
     if head in SHELLS and len(result.argv) > 1 and not result.argv[1].text.startswith(("-", "+")):
         return False  # `bash script.sh`: one script, not any command
-    if head in RUNNERS:
-        return True
-    inner = command_name(result.argv[0].text)
-    return inner in SHELLS or inner in ("eval", "source", ".", "trap")
+    return head in RUNNERS
