@@ -23,6 +23,8 @@ from pygls.workspace.position_codec import PositionCodec
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
+WORKSPACE_ALWAYS = "Always allow … in this workspace"  # an answer that picks the workspace-wide "always"
+
 
 def handrail_command() -> list[str]:
     """`handrail lsp`, from the same environment as the tests."""
@@ -196,7 +198,10 @@ async def start_editor(
         if answer is None:
             return None
         for action in params.actions or []:
-            if action.title.startswith(answer):
+            if answer == WORKSPACE_ALWAYS:
+                if action.title.startswith("Always allow") and action.title.endswith("in this workspace"):
+                    return action
+            elif action.title.startswith(answer):
                 return action
         raise AssertionError(f"no action {answer!r} in {[a.title for a in params.actions or []]}")
 

@@ -36,12 +36,12 @@ async def test_invalid_input_and_unknown_tool_become_errors(editor: Editor, mode
 
 
 async def test_always_allow_is_remembered_for_the_session(editor: Editor, model: FakeModel) -> None:
-    bash = {"command": "echo hi", "description": "say hi"}
+    bash = {"command": "touch made.txt && echo made", "description": "make a file"}
     model.add(Reply.of(ToolUse("Bash", bash)), Reply.of(ToolUse("Bash", bash)), Reply.of(Text("twice")))
     editor.answers.append("Always allow")
-    await editor.ask("say hi twice")
+    await editor.ask("make a file twice")
     assert len(editor.prompts) == 1
-    assert [result_text(b).strip() for b in tool_results(model.requests[2])] == ["hi"]
+    assert [result_text(b).strip() for b in tool_results(model.requests[2])] == ["made"]
 
 
 async def test_rich_permission_request_carries_the_diff(
@@ -132,7 +132,7 @@ async def test_model_faults_are_recovered(editor: Editor, model: FakeModel, work
 
 async def test_late_answer_to_a_cancelled_prompt_raises_no_error(editor: Editor, model: FakeModel) -> None:
     editor.release_prompt = asyncio.Event()
-    model.add(Reply.of(ToolUse("Bash", {"command": "true"})), Reply.of(Text("next")))
+    model.add(Reply.of(ToolUse("Bash", {"command": "touch late.txt"})), Reply.of(Text("next")))
     ask = asyncio.create_task(editor.ask("run"))
     await editor.prompt_started.wait()
     await editor.client.workspace_execute_command_async(
@@ -170,7 +170,7 @@ async def test_shutdown_with_a_turn_in_flight(editor: Editor, model: FakeModel) 
 
 async def test_shutdown_while_a_prompt_is_open(editor: Editor, model: FakeModel) -> None:
     editor.release_prompt = asyncio.Event()
-    model.add(Reply.of(ToolUse("Bash", {"command": "true"})))
+    model.add(Reply.of(ToolUse("Bash", {"command": "touch late.txt"})))
     ask = asyncio.ensure_future(editor.ask("run"))
     await editor.prompt_started.wait()
     await editor.client.shutdown_async(None)

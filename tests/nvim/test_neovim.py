@@ -350,14 +350,18 @@ def test_plugin_mode_plan_refuses_a_write(workspace: Path, model: FakeModel, tmp
         assert r["chosen"] == {"mode": "acceptEdits", "scope": "session", "sessionId": session}
 
 
-SAY_HI = ToolUse("Bash", {"command": "echo hi"})
+# a program of the workspace's own: not read-only, so only a rule lets it run unasked
+SAY_HI = ToolUse("Bash", {"command": "./say-hi.sh"})
 
 
 @pytest.fixture
 def project(workspace: Path) -> Path:
-    """A workspace whose committed settings allow `echo hi`."""
+    """A workspace whose committed settings allow `./say-hi.sh`."""
     (workspace / ".handrail").mkdir()
-    (workspace / ".handrail" / "settings.json").write_text('{"permissions": {"allow": ["Bash(echo hi)"]}}\n')
+    (workspace / ".handrail" / "settings.json").write_text('{"permissions": {"allow": ["Bash(./say-hi.sh)"]}}\n')
+    script = workspace / "say-hi.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
     (workspace / "sub").mkdir()
     return workspace
 
@@ -374,12 +378,12 @@ def test_plugin_trust_from_neovims_trust_database(project: Path, model: FakeMode
         lines = r["untrusted_permissions"]
         assert "workspace trusted by Neovim: no (:HandrailTrust to trust it)" in lines
         assert "allow: (none)" in lines
-        assert "  allow Bash(echo hi)  (project): inactive: the workspace is not trusted" in lines
+        assert "  allow Bash(./say-hi.sh)  (project): inactive: the workspace is not trusted" in lines
         assert r["permissions_buf"] == {"current": True, "buftype": "nofile"}
         # ...and the Bash call asks; denied, it did not run
         untrusted_prompt, approve, *rest = r["selects"]
         assert r["selects_untrusted"] == 1
-        assert untrusted_prompt["prompt"].startswith("handrail wants to run $ echo hi")
+        assert untrusted_prompt["prompt"].startswith("handrail wants to run $ ./say-hi.sh")
         (block,) = tool_results(model.requests[1])
         assert block["is_error"] is True
         # :HandrailTrust wrote the folder into Neovim's trust database, the way :trust does
@@ -391,13 +395,13 @@ def test_plugin_trust_from_neovims_trust_database(project: Path, model: FakeMode
         assert r["second"]["stopReason"] == "end_turn" and r["second"]["text"] == "Said hi."
         (block,) = tool_results(model.requests[3])
         assert not block.get("is_error") and result_text(block).strip() == "hi"
-        assert "  ✓ Bash $ echo hi" in r["chat"]  # no "[allowed once]": nobody was asked
+        assert "  ✓ Bash $ ./say-hi.sh" in r["chat"]  # no "[allowed once]": nobody was asked
         lines = r["trusted_permissions"]
         assert "workspace trusted by Neovim: yes" in lines
-        assert "  Bash(echo hi)  (project)" in lines and "inactive: (none)" in lines
+        assert "  Bash(./say-hi.sh)  (project)" in lines and "inactive: (none)" in lines
         # denied in the trust database afterwards: the server is told, the rule is inactive again
         assert r["trusted_after_deny"] is False
-        assert "  allow Bash(echo hi)  (project): inactive: the workspace is not trusted" in r["denied_permissions"]
+        assert "  allow Bash(./say-hi.sh)  (project): inactive: the workspace is not trusted" in r["denied_permissions"]
 
 
 def test_plugin_pretrusted_folder_is_trusted_at_start(project: Path, model: FakeModel, tmp_path: Path) -> None:

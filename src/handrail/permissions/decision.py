@@ -45,6 +45,8 @@ class PermissionCheck:
     message: str = ""
     diff: str | None = None
     suggestions: tuple[str, ...] = ()
+    # an ask that no rule and no mode may settle (a flagged shell command, a path outside the working dirs)
+    safety: bool = False
 
 
 @dataclass(frozen=True)

@@ -188,6 +188,8 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     if (rule := _content_match(context, "ask", facts, cwd)) is not None:
         return by_rule("ask", rule)
     # 5: safety checks
+    if check.behavior == "ask" and check.safety:
+        return verdict("ask", DecisionReason("safety_check", check.message or f"{tool} flagged this call"))
     targets = _targets(facts, cwd)
     writes = not facts.read_only and bool(targets)
     if writes:

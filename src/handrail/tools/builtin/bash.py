@@ -13,7 +13,9 @@ from typing import Any
 
 from pydantic import Field
 
+from handrail.permissions.decision import PermissionCheck
 from handrail.tools.builtin._common import ToolInput, validator
+from handrail.tools.builtin.bash_permissions import check_for, verdict_for
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
@@ -254,6 +256,10 @@ def _with(text: str, line: str) -> str:
     return f"{text}\n{line}" if text else line
 
 
+async def _check_permissions(value: BashInput, ctx: ToolUseContext) -> PermissionCheck:
+    return check_for(await asyncio.to_thread(verdict_for, value.command, ctx.permission_context))
+
+
 def _summary(value: BashInput) -> str:
     if value.description:
         return value.description
@@ -269,6 +275,7 @@ BASH = build_tool(
     search_hint="run shell command terminal execute",
     call=_call,
     validate_input=validator(_check),
+    check_permissions=_check_permissions,
     is_read_only=lambda _: False,
     is_concurrency_safe=lambda _: False,
     interrupt_behavior="cancel",  # stopping the turn kills a running command
