@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -23,26 +23,24 @@ def one_decision() -> Iterator[None]:
         _memo.reset(token)
 
 
-def resolve(path: Path) -> Path:
-    """The absolute, symlink-free form of `path`, also for paths that do not exist yet."""
+def _memoized(kind: str, path: Path, compute: Callable[[str], str]) -> Path:
     memo = _memo.get()
     if memo is None:
-        return Path(os.path.realpath(path))
-    key = ("r", str(path))
+        return Path(compute(str(path)))
+    key = (kind, str(path))
     if key not in memo:
-        memo[key] = Path(os.path.realpath(path))
+        memo[key] = Path(compute(str(path)))
     return memo[key]
+
+
+def resolve(path: Path) -> Path:
+    """The absolute, symlink-free form of `path`, also for paths that do not exist yet."""
+    return _memoized("real", path, os.path.realpath)
 
 
 def absolute(path: Path) -> Path:
     """The absolute form of `path` as written: `..` folded lexically, symlinks kept."""
-    memo = _memo.get()
-    if memo is None:
-        return Path(os.path.abspath(path))
-    key = ("a", str(path))
-    if key not in memo:
-        memo[key] = Path(os.path.abspath(path))
-    return memo[key]
+    return _memoized("abs", path, os.path.abspath)
 
 
 def within(path: Path, base: Path) -> bool:
