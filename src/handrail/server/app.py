@@ -407,6 +407,7 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         max_turns=settings.max_turns,
     )
     if ls.shutting_down:
+        end_progress(ls, token, "cancelled")
         return {"sessionId": session.id, "stopReason": "cancelled", "text": ""}
     chat.turn_started(params.prompt)
     turn = asyncio.create_task(run_turn(session, params.prompt, config, chat, make_context))
