@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcRequestCancelled
+from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from handrail.fake_model import Drop, FakeModel, Hold, HttpError, Reply, StreamError, Text, ToolUse
 from tests.e2e.editor import Editor, result_text, tool_results
@@ -177,3 +177,14 @@ async def test_shutdown_while_a_prompt_is_open(editor: Editor, model: FakeModel)
     assert (await ask)["stopReason"] == "cancelled"
     editor.client.exit(None)
     editor.client.capabilities = None
+
+
+async def test_a_second_ask_for_a_busy_session_is_refused(editor: Editor, model: FakeModel) -> None:
+    hold = Hold(Reply.of(Text("slow answer")))
+    model.add(hold)
+    first = asyncio.ensure_future(editor.ask("one", session_id="busy"))
+    second = asyncio.ensure_future(editor.ask("two", session_id="busy"))
+    with pytest.raises(JsonRpcException, match="still running"):
+        await second
+    hold.release.set()
+    assert (await first)["text"] == "slow answer"

@@ -362,6 +362,14 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         session = ls.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
     if session.busy:
         raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
+    session.starting = True  # claimed before the first await, so a second ask sees it busy
+    try:
+        return await _run_ask(ls, session, params, roots)
+    finally:
+        session.starting = False
+
+
+async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
     await ls.permission_state.refresh()
     await _offer_project_approval(ls)
     ls.update_session_context(session)

@@ -39,10 +39,12 @@ class Session:
         self.permission_context = context
         self.updates.notify()
 
+    starting: bool = False
+
     @property
     def busy(self) -> bool:
-        """Whether a turn is running now."""
-        return self.turn is not None and not self.turn.done()
+        """Whether a turn is running now (or being set up)."""
+        return self.starting or (self.turn is not None and not self.turn.done())
 
     def allow_always(self, rule: PermissionRule) -> None:
         """Remember an "always allow" answer for the rest of the session."""
