@@ -23,6 +23,8 @@ from pygls.workspace.position_codec import PositionCodec
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
+from handrail.server.lsp_values import to_plain
+
 WORKSPACE_ALWAYS = "Always allow … in this workspace"  # an answer that picks the workspace-wide "always"
 
 
@@ -163,14 +165,6 @@ def capabilities(*, rich: bool, save: bool) -> types.ClientCapabilities:
     )
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 async def start_editor(
     root: Path,
     env: dict[str, str],
@@ -207,13 +201,13 @@ async def start_editor(
 
     @client.feature("handrail/permission")
     async def _permission(params: Any) -> dict[str, Any] | None:
-        editor.prompts.append(_plain(params))
+        editor.prompts.append(to_plain(params))
         answer = await editor.answer_prompt()
         return {"decision": answer} if answer else None
 
     @client.feature("handrail/chat")
     def _chat(params: Any) -> None:
-        editor.chat.append(_plain(params))
+        editor.chat.append(to_plain(params))
 
     await client.start_io(*handrail_command(), env=env, cwd=str(root))
     await client.initialize_session(
@@ -247,11 +241,3 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return []
     return [block for block in content if block.get("type") == "tool_result"]
-
-
-def result_text(block: dict[str, Any]) -> str:
-    """The text of a tool_result block."""
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(part.get("text", "") for part in content or [])

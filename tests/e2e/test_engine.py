@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from handrail.fake_model import FakeModel, Reply, StreamError, Text, ToolUse
-from tests.e2e.editor import Editor, result_text, tool_results
+from handrail.tools.results import result_text
+from tests.e2e.editor import Editor, tool_results
 
 
 async def test_reads_run_before_the_edit_and_results_keep_order(

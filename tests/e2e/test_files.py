@@ -7,7 +7,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
-from tests.e2e.editor import Editor, result_text, tool_results
+from handrail.tools.results import result_text
+from tests.e2e.editor import Editor, tool_results
 
 
 def _read(path: Path) -> Reply:

@@ -9,7 +9,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
-from tests.e2e.editor import WORKSPACE_ALWAYS, Editor, result_text, tool_results
+from handrail.tools.results import result_text
+from tests.e2e.editor import WORKSPACE_ALWAYS, Editor, tool_results
 
 PROJECT_SETTINGS = {"permissions": {"deny": ["Read(./notes.txt)"], "allow": ["Bash(touch made.txt)"]}}
 MAKE = {"command": "touch made.txt"}  # writes a file, so it asks unless a rule allows it

@@ -10,7 +10,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 
 from handrail.fake_model import Drop, FakeModel, Hold, HttpError, Reply, StreamError, Text, ToolUse
-from tests.e2e.editor import Editor, result_text, tool_results
+from handrail.tools.results import result_text
+from tests.e2e.editor import Editor, tool_results
 
 
 async def test_session_continues_with_its_id(editor: Editor, model: FakeModel) -> None:

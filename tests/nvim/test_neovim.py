@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from handrail.fake_model import FakeModel, Hold, Reply, Text, ToolUse
-from tests.e2e.editor import result_text, tool_results
+from handrail.tools.results import result_text
+from tests.e2e.editor import tool_results
 
 BIN = Path(sys.executable).parent
 README = Path(__file__).resolve().parent.parent.parent / "README.md"

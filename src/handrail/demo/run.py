@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from handrail.server.lsp_values import to_plain
 
 SAMPLE = Path(__file__).parent / "sample"
 
@@ -62,12 +63,6 @@ def _print_diff(diff: str, c: dict[str, str]) -> None:
             print(f"    {c['dim']}{line}{c['reset']}")
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    return value
-
-
 async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, Any]:
     client = LanguageClient("handrail-demo", "0.1")
     at_line_start = True
@@ -75,7 +70,7 @@ async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, An
     @client.feature("handrail/chat")
     def on_chat(params: Any) -> None:
         nonlocal at_line_start
-        event = _plain(params)
+        event = to_plain(params)
         kind = event["kind"]
         if kind == "text":
             print(event["text"], end="", flush=True)
@@ -101,7 +96,7 @@ async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, An
 
     @client.feature("handrail/permission")
     def on_permission(params: Any) -> dict[str, str]:
-        request = _plain(params)
+        request = to_plain(params)
         reason = f"{c['dim']}({request['reason']}){c['reset']}"
         print(f"  {c['bold']}? permission: {request['summary']}{c['reset']} {reason}")
         if request.get("diff"):

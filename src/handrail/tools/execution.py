@@ -9,7 +9,7 @@ unanswered calls (see `cancelled_result`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from handrail.tools.errors import ToolError
 from handrail.tools.permission_flow import authorize, post_tool_use
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
-from handrail.tools.results import limit_result
+from handrail.tools.results import limit_result, result_text
 
 log = logging.getLogger(__name__)
 
@@ -77,15 +77,6 @@ def with_feedback(block: dict[str, Any], text: str) -> dict[str, Any]:
     if isinstance(content, str):
         return {**block, "content": f"{content}\n\n{text}"}
     return {**block, "content": [*(content or []), {"type": "text", "text": text}]}
-
-
-def _result_text(block: Mapping[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return ""
 
 
 def parse_input(tool: Tool[Any], raw: Any) -> BaseModel:
@@ -154,5 +145,5 @@ async def run_tool_use(
 
 
 def _finish(ctx: ToolUseContext, outcome: CallOutcome) -> CallOutcome:
-    ctx.progress.tool_finished(ctx.tool_use_id, is_error=outcome.is_error, text=_result_text(outcome.block))
+    ctx.progress.tool_finished(ctx.tool_use_id, is_error=outcome.is_error, text=result_text(outcome.block))
     return outcome

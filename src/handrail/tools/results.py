@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,21 +13,14 @@ PREVIEW_CHARS = 2_000
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def result_text_length(block: dict[str, Any]) -> int:
-    """How many characters of text a tool_result block carries."""
-    content = block.get("content")
-    if isinstance(content, str):
-        return len(content)
-    if isinstance(content, list):
-        return sum(len(str(part.get("text", ""))) for part in content if isinstance(part, dict))
-    return 0
-
-
-def _text(block: dict[str, Any]) -> str:
+def result_text(block: Mapping[str, Any]) -> str:
+    """The text a tool_result block carries (its text parts joined; images carry none)."""
     content = block.get("content")
     if isinstance(content, str):
         return content
-    return "\n".join(str(part.get("text", "")) for part in content or [] if isinstance(part, dict))
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return ""
 
 
 def _store(directory: Path, tool_use_id: str, text: str) -> Path:
@@ -42,10 +36,10 @@ async def limit_result(block: dict[str, Any], limit: float, results_dir: Path | 
     Image blocks are never stored; only text counts against the limit. Without a
     results directory the text is cut instead, saying how much was left out.
     """
-    size = result_text_length(block)
+    text = result_text(block)
+    size = len(text)
     if math.isinf(limit) or size <= limit:
         return block
-    text = _text(block)
     preview = text[: min(PREVIEW_CHARS, int(limit))]
     if results_dir is None:
         note = f"\n\n[Output truncated: {size - len(preview)} of {size} characters left out.]"
