@@ -15,7 +15,7 @@ from typing import Any
 
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.persist import Destination, add_rule
-from handrail.permissions.sources import local_settings_path, project_settings_path, user_settings_path
+from handrail.permissions.sources import LoadedSource, local_settings_path, project_settings_path, user_settings_path
 from handrail.permissions.trust import save_approvals
 from handrail.permissions.workspace import WorkspacePermissions, load_workspace_permissions
 
@@ -86,13 +86,17 @@ class PermissionState:
     async def approve_project_files(self) -> int:
         """Approve the current contents of the project settings files; returns how many were approved."""
         current = self.current or await self.refresh()
-        approvals = current.approvals
         pending = current.awaiting_approval()
-        for source in pending:
+        await self._approve(current, pending)
+        return len(pending)
+
+    async def _approve(self, current: WorkspacePermissions, sources: Sequence[LoadedSource]) -> None:
+        """Store the approval of these files' current contents, then reload."""
+        approvals = current.approvals
+        for source in sources:
             approvals = approvals.approve(source)
         await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
         await self.refresh()
-        return len(pending)
 
     async def persist_rule(self, destination: Destination, rule: str) -> Path | None:
         """Write an "always allow" rule to the file `destination` names (None for the session)."""
@@ -108,10 +112,5 @@ class PermissionState:
         await asyncio.to_thread(add_rule, path, "allow", rule)
         current = await self.refresh()
         if destination == "projectSettings":  # the user chose this content: keep the file approved
-            approvals = current.approvals
-            for source in current.loaded.of("project"):
-                if source.path == path:
-                    approvals = approvals.approve(source)
-            await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
-            await self.refresh()
+            await self._approve(current, [s for s in current.loaded.of("project") if s.path == path])
         return path
