@@ -227,6 +227,8 @@ def create_server() -> HandrailServer:
                 command.cancel()
             if pending:
                 await asyncio.wait(pending)
+        # background shells belong to their sessions: none outlives the server
+        await asyncio.gather(*(s.shell.close() for s in ls.sessions.all()), return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
         for client in ls._model_clients.values():
@@ -405,6 +407,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             catalog=catalog,
             audit=audit,
             permission_updates=current.updates,
+            shell=current.shell,
         )
 
     config = TurnConfig(

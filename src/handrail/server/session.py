@@ -15,6 +15,7 @@ from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
+from handrail.tools.shell_session import ShellSession
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Session:
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
     mode: PermissionMode | None = None
+    shell: ShellSession = field(default_factory=ShellSession)
     updates: PermissionUpdates = field(init=False)
 
     def __post_init__(self) -> None:

@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol
 from handrail.permissions.context import PermissionContext
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
+from handrail.tools.shell_session import ShellSession
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ class ToolUseContext:
     catalog: ToolCatalog | None = None
     audit: AuditLog = field(default_factory=NullAudit)
     permission_updates: PermissionUpdates | None = None
+    shell: ShellSession | None = None  # the session's Bash working directory and background shells
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""
