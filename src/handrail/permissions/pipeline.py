@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from handrail.permissions.bash import analyse
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
 from handrail.permissions.paths import absolute, is_inside, is_inside_both, one_decision, resolve, within
@@ -35,8 +36,6 @@ from handrail.permissions.rules import (
     FILE_TOOLS,
     MCP_PREFIX,
     PermissionRule,
-    bash_specifier_matches,
-    bash_subcommands,
     path_candidates,
     rule_matches_call,
     url_host,
@@ -99,18 +98,7 @@ def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -
         return (rule,)
     if (rule := _content_match(context, "allow", facts, cwd)) is not None:
         return (rule,)
-    if facts.tool_name == "Bash" and facts.rule_content:
-        parts = bash_subcommands(facts.rule_content)
-        if parts is None or len(parts) < 2:
-            return ()
-        bash_rules = [r for r in context.allow if r.tool == "Bash" and r.specifier is not None]
-        used: list[PermissionRule] = []
-        for part in parts:
-            rule = next((r for r in bash_rules if r.specifier and bash_specifier_matches(r.specifier, part)), None)
-            if rule is None:
-                return ()
-            used.append(rule)
-        return tuple(dict.fromkeys(used))
+    # a Bash line whose parts several rules cover together is allowed by Bash's own check (the analyser)
     return ()
 
 
@@ -142,8 +130,7 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     tool = facts.tool_name
     content = facts.rule_content
     if tool == "Bash":
-        parts = bash_subcommands(content) if content else None
-        return (f"Bash({parts[0]})",) if parts is not None and len(parts) == 1 else ()
+        return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
         paths = _targets(facts, cwd) or ((Path(content),) if content else ())
         family = "Edit" if tool in EDIT_TOOLS else "Read"

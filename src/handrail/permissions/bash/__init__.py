@@ -12,5 +12,16 @@ from handrail.permissions.bash.checks import CHECK_MESSAGES
 from handrail.permissions.bash.matching import compile_rule
 from handrail.permissions.bash.model import BashVerdict, Reason
 from handrail.permissions.bash.parse import parse
+from handrail.permissions.bash.single_rule import rule_covers_command
 
-__all__ = ["CHECK_MESSAGES", "MAX_SUBCOMMANDS", "BashVerdict", "Reason", "analyse", "compile_rule", "parse", "suggest"]
+__all__ = [
+    "CHECK_MESSAGES",
+    "MAX_SUBCOMMANDS",
+    "BashVerdict",
+    "Reason",
+    "analyse",
+    "compile_rule",
+    "parse",
+    "rule_covers_command",
+    "suggest",
+]
