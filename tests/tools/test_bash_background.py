@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -116,3 +118,27 @@ async def test_unknown_ids_and_bad_filters_are_refused(sctx: ToolUseContext) -> 
     shell = await _start(sctx, "true")
     with pytest.raises(ToolError, match="not a valid regular expression"):
         await run(BASH_OUTPUT, sctx, bash_id=shell.id, filter="(")
+
+
+LEFT_OPEN = """
+import asyncio
+from pathlib import Path
+from handrail.tools.background_shells import BackgroundShells
+
+async def main() -> None:
+    shell = await BackgroundShells().start("sleep 60 & echo $!; wait", Path("."))
+    while not shell._unread:
+        await shell.changed()
+    print(shell.read().text.strip(), flush=True)  # returns with the shell still running, never closed
+
+asyncio.run(main())
+"""
+
+
+async def test_a_closing_event_loop_takes_its_shells_along(tmp_path: Path) -> None:
+    done = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", LEFT_OPEN, cwd=tmp_path, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await done.communicate()
+    assert done.returncode == 0
+    assert await gone(int(out))

@@ -95,6 +95,8 @@ class BackgroundShell:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._pumping), KILL_GRACE_SECONDS)
         finally:
+            # also when cancelled (the event loop is closing): the shell's group goes with its owner
+            kill_group(self.pid, signal.SIGKILL)
             _LIVE_GROUPS.discard(self.pid)
             self._pumping.cancel()
             code = self._transport.get_returncode()
