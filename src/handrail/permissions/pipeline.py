@@ -36,6 +36,7 @@ from handrail.permissions.rules import (
     FILE_TOOLS,
     MCP_PREFIX,
     PermissionRule,
+    bash_rules_covering,
     path_candidates,
     rule_matches_call,
     url_host,
@@ -84,6 +85,11 @@ def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) ->
 def _content_match(
     context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
 ) -> PermissionRule | None:
+    if facts.tool_name == "Bash":  # one analysis judges every Bash rule of this kind
+        covering = bash_rules_covering(
+            context.rules_for_tool(behavior, "Bash"), facts.rule_content, cwd, behavior=behavior
+        )
+        return covering[0] if covering else None
     for rule in context.rules_for_tool(behavior, facts.tool_name):
         if rule.specifier is not None and rule_matches_call(
             rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
@@ -96,9 +102,10 @@ def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -
     """The allow rules that together cover the call (empty when they do not)."""
     if (rule := _tool_wide(context, "allow", facts.tool_name)) is not None:
         return (rule,)
+    if facts.tool_name == "Bash":  # a line whose parts several rules cover together
+        return bash_rules_covering(context.rules_for_tool("allow", "Bash"), facts.rule_content, cwd)
     if (rule := _content_match(context, "allow", facts, cwd)) is not None:
         return (rule,)
-    # a Bash line whose parts several rules cover together is allowed by Bash's own check (the analyser)
     return ()
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from handrail.permissions.bash import rule_covers_command
+from handrail.permissions.bash import covering_specifiers
 from handrail.permissions.paths import absolute, resolve
 
 MatchBehavior = Literal["allow", "deny", "ask"]
@@ -194,14 +194,29 @@ def rule_matches_call(
     if rule.specifier is None:
         return True
     if rule.tool == "Bash" and tool_name == "Bash":
-        here = cwd if cwd is not None else Path(os.getcwd())
-        return content is not None and rule_covers_command(rule.specifier, content, behavior, here)
+        return bool(bash_rules_covering((rule,), content, cwd, behavior=behavior))
     if rule.tool in FILE_TOOLS and tool_name in FILE_TOOLS:
         targets = tuple(paths) or ((Path(content),) if content else ())
         return bool(targets) and _path_rule_matches(rule, targets, cwd, behavior)
     if rule.tool == "WebFetch":
         return content is not None and _domain_matches(rule.specifier, content)
     return content == rule.specifier
+
+
+# ---------------------------------------------------------------------------- Bash
+
+
+def bash_rules_covering(
+    rules: Sequence[PermissionRule], command: str | None, cwd: Path | None = None, *, behavior: MatchBehavior = "allow"
+) -> tuple[PermissionRule, ...]:
+    """The Bash `rules` with a specifier that cover `command` (one analysis for all; see `permissions.bash`)."""
+    specific = [r for r in rules if r.tool == "Bash" and r.specifier is not None]
+    if not specific or not command:
+        return ()
+    here = cwd if cwd is not None else Path(os.getcwd())
+    specifiers = tuple(dict.fromkeys(r.specifier for r in specific if r.specifier is not None))
+    covering = set(covering_specifiers(specifiers, command, behavior, here))
+    return tuple(r for r in specific if r.specifier in covering)
 
 
 # ---------------------------------------------------------------------------- paths

@@ -12,7 +12,7 @@ from handrail.permissions.bash.checks import CHECK_MESSAGES
 from handrail.permissions.bash.matching import compile_rule
 from handrail.permissions.bash.model import BashVerdict, Reason
 from handrail.permissions.bash.parse import parse
-from handrail.permissions.bash.single_rule import rule_covers_command
+from handrail.permissions.bash.single_rule import covering_specifiers
 
 __all__ = [
     "CHECK_MESSAGES",
@@ -21,7 +21,7 @@ __all__ = [
     "Reason",
     "analyse",
     "compile_rule",
+    "covering_specifiers",
     "parse",
-    "rule_covers_command",
     "suggest",
 ]

@@ -1,10 +1,11 @@
-"""Whether one Bash rule covers a command line, asked of the analyser (the only Bash matcher).
+"""Which Bash rules cover a command line, asked of the analyser (the only Bash matcher).
 
-The permission pipeline matches rules one at a time (to name the rule that decided).
-A deny or ask rule covers a line when it hits any part of it, in any form the analyser
-sees (inside `$()`, wrappers, `bash -c`...). An allow rule covers a line when the
-analyser allows the line with that rule (every part covered, by the rule or by only
-reading, and nothing flagged) and the rule names at least one of its commands.
+The permission pipeline names the rule that decided. One analysis judges all the rules of
+one kind at once (`BashVerdict.matched_rules`). A deny or ask rule covers a line when it
+hits any part of it, in any form the analyser sees (inside `$()`, wrappers, `bash -c`...).
+Allow rules cover a line when the analyser allows the line with them (every part covered,
+by a rule or by only reading, and nothing flagged); the ones that cover it are those that
+name at least one of its parts.
 """
 
 from __future__ import annotations
@@ -14,24 +15,25 @@ from pathlib import Path
 from typing import Literal
 
 from handrail.permissions.bash.analyser import analyse
-from handrail.permissions.bash.matching import compile_rule, matches
+from handrail.permissions.bash.matching import compile_rule
 
 RuleBehavior = Literal["allow", "deny", "ask"]
 
 
 @lru_cache(maxsize=1024)
-def rule_covers_command(specifier: str, command: str, behavior: RuleBehavior, cwd: Path) -> bool:
-    """Whether the rule `Bash(specifier)` applies to `command` run in `cwd`, for a rule of `behavior`."""
-    if behavior == "deny":
-        return analyse(command, deny=[specifier], cwd=cwd).behavior == "deny"
-    if behavior == "ask":
-        return "ask_rule" in analyse(command, ask=[specifier], cwd=cwd).reason_ids
-    verdict = analyse(command, allow=[specifier], cwd=cwd, working_dirs=(cwd,))
-    if verdict.behavior != "allow":
-        return False
-    rule = compile_rule(specifier)
-    used = f"{rule.display} allows "  # how the analyser names a part the rule covered
-    # a read-only part is covered before rules are tried, so a rule naming it is found by its text
-    return any(r.id == "allowed" and r.message.startswith(used) for r in verdict.reasons) or any(
-        matches(rule, part) for part in verdict.subcommands
-    )
+def covering_specifiers(
+    specifiers: tuple[str, ...], command: str, behavior: RuleBehavior, cwd: Path
+) -> tuple[str, ...]:
+    """The `specifiers` (Bash rules of `behavior`) that cover `command` run in `cwd`, in their order."""
+    if not specifiers:
+        return ()
+    if behavior == "allow":
+        verdict = analyse(command, allow=specifiers, cwd=cwd, working_dirs=(cwd,))
+        if verdict.behavior != "allow":
+            return ()
+    elif behavior == "deny":
+        verdict = analyse(command, deny=specifiers, cwd=cwd)
+    else:
+        verdict = analyse(command, ask=specifiers, cwd=cwd)
+    matched = set(verdict.matched_rules)
+    return tuple(spec for spec in specifiers if compile_rule(spec).text in matched)
