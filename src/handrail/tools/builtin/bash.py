@@ -12,7 +12,7 @@ from pydantic import Field
 from handrail.permissions.decision import PermissionCheck
 from handrail.tools.builtin._common import ToolInput, validator, with_notes
 from handrail.tools.builtin.bash_files import known_stamps, mark_changed_files, unsaved_note
-from handrail.tools.builtin.bash_permissions import check_for, plain_verdict, verdict_for
+from handrail.tools.builtin.bash_permissions import command_check, plain_verdict
 from handrail.tools.builtin.bash_workdir import (
     capturing_script,
     cwd_capture,
@@ -248,8 +248,7 @@ def _with(text: str, line: str) -> str:
 
 
 async def _check_permissions(value: BashInput, ctx: ToolUseContext) -> PermissionCheck:
-    verdict = await asyncio.to_thread(verdict_for, value.command, ctx.permission_context, session_cwd(ctx))
-    return check_for(verdict, ctx.permission_context)
+    return await asyncio.to_thread(command_check, value.command, ctx.permission_context, session_cwd(ctx))
 
 
 def _read_only(value: BashInput) -> bool:

@@ -4,11 +4,14 @@ A flagged command, or one that reaches outside the working directories, is a
 safety ask: no rule and no mode settles it. Deny rules found anywhere in the
 command (inside `$()`, `bash -c`, wrappers) deny the whole. The files the
 command reads and writes (its arguments and redirect targets) meet the Read and
-Edit rules as the file tools would: a `Read(./.env)` deny denies `cat .env`.
+Edit rules as the file tools would: a `Read(./.env)` deny denies `cat .env`, and a
+wildcard (`cat .e*`) is expanded the way the shell would to find the files it names.
 """
 
 from __future__ import annotations
 
+import glob
+import itertools
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,6 +24,7 @@ _OUTSIDE = frozenset(
     {"path_outside_working_dirs", "redirect_outside_working_dirs", "protected_path_write", "cd_outside"}
 )
 _WILDCARDS = frozenset("*?[")
+MAX_EXPANDED = 1000
 
 
 def _specifiers(context: PermissionContext, behavior: str) -> list[str]:
@@ -55,25 +59,47 @@ def _file_rule(context: PermissionContext, behavior: str, tool: str, path: Path)
     return None
 
 
+def _expanded(text: str) -> list[str] | None:
+    """The files a wildcard path names now, as the shell would expand it (itself when it names none).
+
+    None when there are too many to check. Python's glob follows bash's defaults: `*` skips
+    dot files, `**` is `*`.
+    """
+    if not _WILDCARDS & set(text):
+        return [text]
+    found = list(itertools.islice(glob.iglob(text), MAX_EXPANDED + 1))
+    if len(found) > MAX_EXPANDED:
+        return None
+    return found or [text]
+
+
 def _file_rules_check(verdict: BashVerdict, context: PermissionContext) -> PermissionCheck | None:
     """What the Read and Edit rules say of the files the command touches (None: they say nothing)."""
     asks: list[str] = []
     for text, direction in (*verdict.paths, *verdict.redirect_targets):
         tool = "Edit" if direction == "write" else "Read"
         verb = "writes" if direction == "write" else "reads"
-        if _WILDCARDS & set(text):
-            guarded = context.rules_for_tool("deny", tool) or context.rules_for_tool("ask", tool)
-            if any(rule.specifier is not None for rule in guarded):
-                asks.append(f"it {verb} `{text}`, a wildcard that could reach a file a {tool} rule protects")
+        guarded = (*context.rules_for_tool("deny", tool), *context.rules_for_tool("ask", tool))
+        if not any(rule.specifier is not None for rule in guarded):
             continue
-        path = Path(text)
-        if (rule := _file_rule(context, "deny", tool, path)) is not None:
-            return PermissionCheck("deny", f"it {verb} {text}, which the rule {rule} ({rule.source}) denies")
-        if (rule := _file_rule(context, "ask", tool, path)) is not None:
-            asks.append(f"it {verb} {text}, which the rule {rule} ({rule.source}) asks about")
+        names = _expanded(text)
+        if names is None:
+            asks.append(f"it {verb} `{text}`, a wildcard naming too many files to check against the {tool} rules")
+            continue
+        for name in names:
+            path = Path(name)
+            if (rule := _file_rule(context, "deny", tool, path)) is not None:
+                return PermissionCheck("deny", f"it {verb} {name}, which the rule {rule} ({rule.source}) denies")
+            if (rule := _file_rule(context, "ask", tool, path)) is not None:
+                asks.append(f"it {verb} {name}, which the rule {rule} ({rule.source}) asks about")
     if asks:
         return PermissionCheck("ask", "; ".join(asks), safety=True)
     return None
+
+
+def command_check(command: str, context: PermissionContext, cwd: Path) -> PermissionCheck:
+    """Bash's own check of `command` run in `cwd` (blocking: wildcard paths are expanded on disk)."""
+    return check_for(verdict_for(command, context, cwd), context)
 
 
 def check_for(verdict: BashVerdict, context: PermissionContext | None = None) -> PermissionCheck:
