@@ -5,12 +5,12 @@ Run: .venv/bin/python tests/bench/bench_bash_decision.py
 With 20 allow, 5 deny and 2 ask Bash rules and a Read deny rule in force, for every corpus
 command it measures, side by side:
 
-1. Bash's own check: one analysis with every rule, then the Read/Edit rules on its files;
-2. the whole decision: that check plus the pipeline, whose Bash content-rule steps ask the
-   analyser once per kind of rule (deny, ask, allow), not once per rule.
+1. Bash's own check: one analysis under every rule, then the Read/Edit rules on its files;
+2. the whole decision: that check plus the pipeline, whose Bash content-rule steps reuse the
+   check's (cached) analysis instead of analysing the line again per rule.
 
-Caches are cleared before every sample, so each is a first-time decision. Prints medians and
-the ratio of the two.
+The analysis cache is cleared before every sample, so each is a first-time decision. Prints
+medians and the ratio of the two.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
-from handrail.permissions.bash.single_rule import covering_specifiers
+from handrail.permissions.bash.covering import analysis
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule
@@ -42,7 +42,7 @@ def _context() -> PermissionContext:
 
 
 def _sample(command: str, context: PermissionContext, whole: bool) -> float:
-    covering_specifiers.cache_clear()
+    analysis.cache_clear()
     start = time.perf_counter()
     check = command_check(command, context, ROOT)
     if whole:

@@ -85,10 +85,8 @@ def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) ->
 def _content_match(
     context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
 ) -> PermissionRule | None:
-    if facts.tool_name == "Bash":  # one analysis judges every Bash rule of this kind
-        covering = bash_rules_covering(
-            context.rules_for_tool(behavior, "Bash"), facts.rule_content, cwd, behavior=behavior
-        )
+    if facts.tool_name == "Bash":
+        covering = _bash_rules(context, behavior, facts, cwd)
         return covering[0] if covering else None
     for rule in context.rules_for_tool(behavior, facts.tool_name):
         if rule.specifier is not None and rule_matches_call(
@@ -98,12 +96,27 @@ def _content_match(
     return None
 
 
+def _bash_rules(
+    context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
+) -> tuple[PermissionRule, ...]:
+    """The Bash rules of `behavior` covering the command: one (cached) analysis under every Bash rule."""
+    return bash_rules_covering(
+        facts.rule_content,
+        cwd,
+        behavior=behavior,
+        allow=context.rules_for_tool("allow", "Bash"),
+        deny=context.rules_for_tool("deny", "Bash"),
+        ask=context.rules_for_tool("ask", "Bash"),
+        working_dirs=context.working_directories,
+    )
+
+
 def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -> tuple[PermissionRule, ...]:
     """The allow rules that together cover the call (empty when they do not)."""
     if (rule := _tool_wide(context, "allow", facts.tool_name)) is not None:
         return (rule,)
     if facts.tool_name == "Bash":  # a line whose parts several rules cover together
-        return bash_rules_covering(context.rules_for_tool("allow", "Bash"), facts.rule_content, cwd)
+        return _bash_rules(context, "allow", facts, cwd)
     if (rule := _content_match(context, "allow", facts, cwd)) is not None:
         return (rule,)
     return ()

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from handrail.permissions.bash import covering_specifiers
+from handrail.permissions.bash import analysis, covering
 from handrail.permissions.paths import absolute, resolve
 
 MatchBehavior = Literal["allow", "deny", "ask"]
@@ -194,7 +194,12 @@ def rule_matches_call(
     if rule.specifier is None:
         return True
     if rule.tool == "Bash" and tool_name == "Bash":
-        return bool(bash_rules_covering((rule,), content, cwd, behavior=behavior))
+        single = {"allow": (), "deny": (), "ask": (), behavior: (rule,)}
+        return bool(
+            bash_rules_covering(
+                content, cwd, behavior=behavior, allow=single["allow"], deny=single["deny"], ask=single["ask"]
+            )
+        )
     if rule.tool in FILE_TOOLS and tool_name in FILE_TOOLS:
         targets = tuple(paths) or ((Path(content),) if content else ())
         return bool(targets) and _path_rule_matches(rule, targets, cwd, behavior)
@@ -206,17 +211,42 @@ def rule_matches_call(
 # ---------------------------------------------------------------------------- Bash
 
 
+def bash_specifiers(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
+    """The specifiers of the Bash rules among `rules` (tool-wide ones left out), in order, once each."""
+    return tuple(dict.fromkeys(r.specifier for r in rules if r.tool == "Bash" and r.specifier is not None))
+
+
 def bash_rules_covering(
-    rules: Sequence[PermissionRule], command: str | None, cwd: Path | None = None, *, behavior: MatchBehavior = "allow"
+    command: str | None,
+    cwd: Path | None = None,
+    *,
+    behavior: MatchBehavior,
+    allow: Sequence[PermissionRule] = (),
+    deny: Sequence[PermissionRule] = (),
+    ask: Sequence[PermissionRule] = (),
+    working_dirs: Sequence[Path] = (),
 ) -> tuple[PermissionRule, ...]:
-    """The Bash `rules` with a specifier that cover `command` (one analysis for all; see `permissions.bash`)."""
-    specific = [r for r in rules if r.tool == "Bash" and r.specifier is not None]
-    if not specific or not command:
+    """The Bash rules of `behavior` that cover `command`, judged by one analysis under all the given rules.
+
+    Without `working_dirs`, `cwd` (default: the process cwd) is the one working directory.
+    """
+    if not command:
         return ()
     here = cwd if cwd is not None else Path(os.getcwd())
-    specifiers = tuple(dict.fromkeys(r.specifier for r in specific if r.specifier is not None))
-    covering = set(covering_specifiers(specifiers, command, behavior, here))
-    return tuple(r for r in specific if r.specifier in covering)
+    specifiers = {"allow": bash_specifiers(allow), "deny": bash_specifiers(deny), "ask": bash_specifiers(ask)}
+    if not specifiers[behavior]:
+        return ()
+    verdict = analysis(
+        command,
+        allow=specifiers["allow"],
+        deny=specifiers["deny"],
+        ask=specifiers["ask"],
+        cwd=here,
+        working_dirs=tuple(working_dirs) or (here,),
+    )
+    found = set(covering(verdict, specifiers[behavior], behavior))
+    rules = {"allow": allow, "deny": deny, "ask": ask}[behavior]
+    return tuple(r for r in rules if r.tool == "Bash" and r.specifier in found)
 
 
 # ---------------------------------------------------------------------------- paths

@@ -9,10 +9,10 @@ parsers are cached per thread.
 
 from handrail.permissions.bash.analyser import MAX_SUBCOMMANDS, analyse, suggest
 from handrail.permissions.bash.checks import CHECK_MESSAGES
+from handrail.permissions.bash.covering import analysis, covering
 from handrail.permissions.bash.matching import compile_rule
 from handrail.permissions.bash.model import BashVerdict, Reason
 from handrail.permissions.bash.parse import parse
-from handrail.permissions.bash.single_rule import covering_specifiers
 
 __all__ = [
     "CHECK_MESSAGES",
@@ -20,8 +20,9 @@ __all__ = [
     "BashVerdict",
     "Reason",
     "analyse",
+    "analysis",
     "compile_rule",
-    "covering_specifiers",
+    "covering",
     "parse",
     "suggest",
 ]

@@ -15,10 +15,10 @@ import itertools
 from functools import lru_cache
 from pathlib import Path
 
-from handrail.permissions.bash import BashVerdict, analyse
+from handrail.permissions.bash import BashVerdict, analyse, analysis
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck
-from handrail.permissions.rules import PermissionRule, rule_matches_call
+from handrail.permissions.rules import PermissionRule, bash_specifiers, rule_matches_call
 
 _OUTSIDE = frozenset(
     {"path_outside_working_dirs", "redirect_outside_working_dirs", "protected_path_write", "cd_outside"}
@@ -27,18 +27,16 @@ _WILDCARDS = frozenset("*?[")
 MAX_EXPANDED = 1000
 
 
-def _specifiers(context: PermissionContext, behavior: str) -> list[str]:
-    rules = context.rules_for_tool(behavior, "Bash")  # type: ignore[arg-type]
-    return [r.specifier for r in rules if r.tool == "Bash" and r.specifier is not None]
-
-
 def verdict_for(command: str, context: PermissionContext, cwd: Path | None = None) -> BashVerdict:
-    """The analyser's verdict for `command` run in `cwd` (default: the context's) under the Bash rules of `context`."""
-    return analyse(
+    """The analyser's verdict for `command` run in `cwd` (default: the context's) under the Bash rules of `context`.
+
+    The same analysis the pipeline's Bash rule steps use (cached), so a decision analyses the line once.
+    """
+    return analysis(
         command,
-        allow=_specifiers(context, "allow"),
-        deny=_specifiers(context, "deny"),
-        ask=_specifiers(context, "ask"),
+        allow=bash_specifiers(context.rules_for_tool("allow", "Bash")),
+        deny=bash_specifiers(context.rules_for_tool("deny", "Bash")),
+        ask=bash_specifiers(context.rules_for_tool("ask", "Bash")),
         cwd=cwd if cwd is not None else context.effective_cwd,
         working_dirs=context.working_directories,
     )
