@@ -31,6 +31,18 @@ async def test_cd_carries_over_to_the_next_call(sctx: ToolUseContext, tmp_path: 
     assert sctx.shell is not None and sctx.shell.cwd == tmp_path / "sub" / "deeper"
 
 
+async def test_a_workspace_opened_through_a_link_keeps_its_spelling(ctx: ToolUseContext, tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    sctx = replace(ctx, options=replace(ctx.options, cwd=link, workspace_roots=(link,)), shell=ShellSession())
+    assert await run(BASH, sctx, command="cd sub && echo ok") == "ok"
+    assert sctx.shell is not None and sctx.shell.cwd == link / "sub"
+    await run(BASH, sctx, command="cd ..")
+    assert sctx.shell.cwd is None
+
+
 async def test_exit_code_is_kept_and_cd_still_recorded(sctx: ToolUseContext, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     assert await run(BASH, sctx, command="cd sub; exit 4") == "Exit code 4"

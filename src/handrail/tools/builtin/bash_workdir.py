@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from handrail.permissions.paths import is_inside_both, resolve
+from handrail.permissions.paths import is_inside_both, resolve, within
 from handrail.tools.context import ToolUseContext
 
 
@@ -68,16 +68,33 @@ def landed_dir(capture: Path) -> Path | None:
     return Path(text) if text.startswith("/") else None
 
 
+def _as_configured(landed: Path, dirs: tuple[Path, ...]) -> Path:
+    """`landed` (symlink-free, from `pwd -P`) under the spelling of the working directory holding it.
+
+    A workspace opened through a symbolic link stays in that form, which is how rules and the
+    analyser name it.
+    """
+    for directory in dirs:
+        real = resolve(directory)
+        if real != directory and within(landed, real):
+            return directory / landed.relative_to(real)
+    return landed
+
+
 def settle_cwd(ctx: ToolUseContext, started: Path, landed: Path | None) -> str:
     """Keep where the command left the shell; a note for the model when it had to be reset."""
     shell = ctx.shell
-    if shell is None or landed is None or landed == started or landed == resolve(started):
+    if shell is None or landed is None:
         return ""
+    dirs = working_dirs(ctx)
+    landed = _as_configured(landed, dirs)
     root = ctx.options.cwd
-    if landed == resolve(root):
+    if landed == started:
+        return ""
+    if landed == root:
         shell.cwd = None
         return ""
-    if is_inside_both(landed, working_dirs(ctx)):
+    if is_inside_both(landed, dirs):
         shell.cwd = landed
         return ""
     shell.cwd = None
