@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
@@ -15,6 +16,7 @@ from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
+from handrail.tools.todos import TodoItem
 
 
 @dataclass
@@ -30,6 +32,8 @@ class Session:
     rules: list[PermissionRule] = field(default_factory=list)
     mode: PermissionMode | None = None
     updates: PermissionUpdates = field(init=False)
+    todos: tuple[TodoItem, ...] = ()
+    instruction_files: set[Path] = field(default_factory=set)  # nested instruction files already shown
 
     def __post_init__(self) -> None:
         self.updates = PermissionUpdates(lambda: self.permission_context)

@@ -1,4 +1,4 @@
-"""The built-in tools: Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and Bash."""
+"""The built-in tools: Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep, Bash and TodoWrite."""
 
 from __future__ import annotations
 
@@ -11,13 +11,25 @@ from handrail.tools.builtin.grep import GREP
 from handrail.tools.builtin.multi_edit import MULTI_EDIT
 from handrail.tools.builtin.notebook_edit import NOTEBOOK_EDIT
 from handrail.tools.builtin.read import READ
+from handrail.tools.builtin.todo_write import TODO_WRITE
 from handrail.tools.builtin.write import WRITE
 from handrail.tools.protocol import Tool
 
-__all__ = ["BASH", "EDIT", "GLOB", "GREP", "MULTI_EDIT", "NOTEBOOK_EDIT", "READ", "WRITE", "builtin_tools"]
+__all__ = [
+    "BASH",
+    "EDIT",
+    "GLOB",
+    "GREP",
+    "MULTI_EDIT",
+    "NOTEBOOK_EDIT",
+    "READ",
+    "TODO_WRITE",
+    "WRITE",
+    "builtin_tools",
+]
 
 
 def builtin_tools() -> tuple[Tool[Any], ...]:
     """Every built-in tool, sorted by name."""
-    tools = (BASH, EDIT, GLOB, GREP, MULTI_EDIT, NOTEBOOK_EDIT, READ, WRITE)
+    tools = (BASH, EDIT, GLOB, GREP, MULTI_EDIT, NOTEBOOK_EDIT, READ, TODO_WRITE, WRITE)
     return tuple(sorted(tools, key=lambda tool: tool.name))
