@@ -23,7 +23,7 @@ from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
 from handrail.server.agent_loop import TurnConfig, run_turn
 from handrail.server.chat import ChatChannel
-from handrail.server.model_client import ModelClient
+from handrail.server.model_client import DEFAULT_MODEL, ModelClient
 from handrail.server.project_instructions import NestedInstructions
 from handrail.server.session import Session, SessionCatalog
 from handrail.server.system_prompt import agent_system_prompt
@@ -49,9 +49,10 @@ from handrail.tools.todos import MemoryTodoBoard
 
 log = logging.getLogger(__name__)
 
+# the short names agent files use; "sonnet" follows the server's default model
 MODEL_ALIASES: Mapping[str, str] = {
-    "sonnet": "claude-sonnet-4-5",
-    "opus": "claude-opus-4-1",
+    "sonnet": DEFAULT_MODEL,
+    "opus": "claude-opus-4-5",
     "haiku": "claude-haiku-4-5",
 }
 
