@@ -145,6 +145,12 @@ class Editor:
         assert isinstance(result, dict)
         return result
 
+    async def cancel(self, session_id: str) -> Any:
+        """Run `handrail.cancel` for a session and return its result."""
+        return await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="handrail.cancel", arguments=[{"sessionId": session_id}])
+        )
+
     async def wait_for_chat(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first chat notification (seen or to come) that `predicate` accepts (within ten seconds)."""
         async with asyncio.timeout(10):

@@ -6,8 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-
 from handrail.fake_model import Conversations, FakeModel, Hold, Reply, Text, ToolUse
 from handrail.tools.builtin_agents import EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT
 from handrail.tools.results import result_text
@@ -113,7 +111,8 @@ async def test_a_subagent_is_refused_tools_it_was_not_given(editor: Editor, mode
     assert result_text(report) == "I could not change anything"
 
 
-async def test_general_purpose_agents_never_get_task(editor: Editor, model: FakeModel) -> None:
+async def test_general_purpose_agents_never_get_task(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    (workspace / "AGENTS.md").write_text("Use British spelling.\n")
     talk = Conversations()
     talk.script("delegate once", Reply.of(task("sub", "Sub work")), Reply.of(Text("done")))
     talk.script("Sub work", Reply.of(Text("sub done")))
@@ -124,6 +123,7 @@ async def test_general_purpose_agents_never_get_task(editor: Editor, model: Fake
     assert "Task" in tool_names(parent) and "TodoWrite" in tool_names(parent)
     assert "Task" not in tool_names(child) and "Read" in tool_names(child)
     assert child["system"].startswith(GENERAL_PURPOSE_PROMPT)
+    assert "Use British spelling." in child["system"] and "Use British spelling." in parent["system"]
 
 
 async def test_cancel_reaches_a_running_subagent(editor: Editor, model: FakeModel) -> None:
@@ -137,10 +137,7 @@ async def test_cancel_reaches_a_running_subagent(editor: Editor, model: FakeMode
     ask = asyncio.create_task(editor.ask("start an agent"))
     await asyncio.to_thread(held.held.wait, 10)
     session_id = editor.chat[0]["sessionId"]
-    cancelled = await editor.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="handrail.cancel", arguments=[{"sessionId": session_id}])
-    )
-    assert cancelled == {"cancelled": True}
+    assert await editor.cancel(session_id) == {"cancelled": True}
     result = await ask
     assert result["stopReason"] == "cancelled"
     # the sub-agent's request was dropped: nothing keeps running

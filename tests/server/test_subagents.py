@@ -69,14 +69,18 @@ def context(agents: SubAgents, root: Path) -> Any:
     return replace(make_context(root), permission_context=agents.parent.permission_context, tool_use_id="toolu_task")
 
 
+async def make_a_file(model: FakeModel, agents: SubAgents, root: Path, final: str) -> str:
+    """A general-purpose agent asked to create a file with Bash (which needs approval)."""
+    model.add(Reply.of(ToolUse("Bash", {"command": "touch made.txt"})), Reply.of(Text(final)))
+    return await agents.run_agent(SubAgentRequest("make", "Make a file", "general-purpose"), context(agents, root))
+
+
 async def test_a_headless_agent_is_denied_what_would_need_asking(
     model: FakeModel, client: ModelClient, tmp_path: Path
 ) -> None:
-    model.add(Reply.of(ToolUse("Bash", {"command": "touch made.txt"})), Reply.of(Text("could not")))
     usage = TurnUsage()
     agents = runner(client, tmp_path, usage=usage)
-    text = await agents.run_agent(SubAgentRequest("make", "Make a file", "general-purpose"), context(agents, tmp_path))
-    assert text == "could not"
+    assert await make_a_file(model, agents, tmp_path, "could not") == "could not"
     result = model.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] and result["content"] == HEADLESS_DENIAL.format(tool="Bash")
     assert not (tmp_path / "made.txt").exists()
@@ -86,11 +90,10 @@ async def test_a_headless_agent_is_denied_what_would_need_asking(
 async def test_prompts_are_marked_and_always_allow_holds_for_the_parent(
     model: FakeModel, client: ModelClient, tmp_path: Path
 ) -> None:
-    model.add(Reply.of(ToolUse("Bash", {"command": "touch made.txt"})), Reply.of(Text("made")))
     user = AlwaysAllow()
     agents = runner(client, tmp_path, prompter=user)
-    text = await agents.run_agent(SubAgentRequest("make", "Make a file", "general-purpose"), context(agents, tmp_path))
-    assert text == "made" and (tmp_path / "made.txt").exists()
+    assert await make_a_file(model, agents, tmp_path, "made") == "made"
+    assert (tmp_path / "made.txt").exists()
     (request,) = user.requests
     assert request.agent == AgentOrigin("toolu_task", "make")
     assert [str(rule) for rule in agents.parent.rules] == [request.suggestions[0]]
