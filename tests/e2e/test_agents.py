@@ -199,7 +199,8 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
     )
     (agents / "broken.md").write_text("---\nname: broken\ndescription: [unclosed\n---\nbody\n")
     talk = Conversations()
-    talk.script("review", Reply.of(task("review app", "Review app.py", "reviewer")), Reply.of(Text("reviewed")))
+    call = ToolUse("Agent", {"description": "review app", "prompt": "Review app.py", "subagent_type": "reviewer"})
+    talk.script("review", Reply.of(call), Reply.of(Text("reviewed")))
     talk.script("Review app.py", Reply.of(Text("no bugs")))
     model.add(*talk.steps())
     result = await editor.ask("review")
@@ -211,5 +212,32 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
     (child,) = requests_of(model, "Review app.py")
     assert tool_names(child) == ["Grep", "Read"]  # Task is never given to a sub-agent
     assert child["system"].startswith("You review code. Report bugs with file and line.")
+    lines = [e["message"] for e in editor.chat if e["kind"] == "toolProgress" and e["toolUseId"] == call.id]
+    assert lines == ["not available to the reviewer agent: Task"]
+    (report,) = tool_results(model.requests[-1])
+    assert result_text(report) == "no bugs" and report["tool_use_id"] == call.id
     warnings = [m.message for m in editor.client.messages]
     assert any("broken.md" in w and "line 3" in w for w in warnings)
+
+
+async def test_cancel_while_a_subagent_waits_for_permission(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    editor.release_prompt = asyncio.Event()  # the user does not answer in time
+    call = task("make a file", "Make a file")
+    talk = Conversations()
+    talk.script("delegate and cancel", Reply.of(call))
+    talk.script("Make a file", Reply.of(ToolUse("Bash", {"command": "touch never.txt"})))
+    model.add(*talk.steps())
+
+    ask = asyncio.create_task(editor.ask("delegate and cancel"))
+    await editor.prompt_started.wait()
+    assert await editor.cancel(editor.chat[0]["sessionId"]) == {"cancelled": True}
+    result = await ask
+    assert result["stopReason"] == "cancelled"
+    editor.release_prompt.set()
+    assert not (workspace / "never.txt").exists()
+    (prompt,) = editor.prompts
+    assert prompt.message.startswith("From handrail's sub-agent: make a file")
+
+    model.add(Reply.of(Text("fine")))
+    again = await editor.ask("still there?", session_id=result["sessionId"])
+    assert again["text"] == "fine" and model.errors == []

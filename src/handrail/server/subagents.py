@@ -163,8 +163,10 @@ class SubAgents:
         progress: ProgressReporter = NullProgress()
         if self.chat is not None:
             progress = SubAgentProgress(self.chat, origin.tool_use_id)
-        if toolset.unavailable:
-            log.warning("agent %s names tools it cannot have: %s", agent.name, ", ".join(toolset.unavailable))
+        if toolset.unavailable and agent.source != "builtin":  # a built-in names tools some pools lack
+            note = f"not available to the {agent.name} agent: {', '.join(toolset.unavailable)}"
+            log.warning("%s", note)
+            progress.tool_progress(origin.tool_use_id, note)
         prompter: UserPrompter = HeadlessPrompter() if self.prompter is None else AgentPrompter(self.prompter, origin)
         options = replace(ctx.options, tool_names=toolset.names)
         board = MemoryTodoBoard()  # a sub-agent's list is its own scratchpad, not the session's
