@@ -194,7 +194,8 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
     agents = workspace / ".handrail" / "agents"
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text(
-        "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep, Task\ncolor: blue\n---\n"
+        "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep, Task\nmodel: haiku\n"
+        "color: blue\n---\n"
         "You review code. Report bugs with file and line.\n"
     )
     (agents / "broken.md").write_text("---\nname: broken\ndescription: [unclosed\n---\nbody\n")
@@ -211,6 +212,7 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
     assert "- reviewer: Reviews code for bugs" in task_tool["description"]
     (child,) = requests_of(model, "Review app.py")
     assert tool_names(child) == ["Grep", "Read"]  # Task is never given to a sub-agent
+    assert child["model"] == "claude-haiku-4-5" and parent["model"] != child["model"]
     assert child["system"].startswith("You review code. Report bugs with file and line.")
     lines = [e["message"] for e in editor.chat if e["kind"] == "toolProgress" and e["toolUseId"] == call.id]
     assert lines == ["not available to the reviewer agent: Task"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ from handrail.server.session import Session, SessionCatalog, SessionStore
 from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
 from handrail.server.storage import session_storage
-from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools, model_alias
+from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
@@ -406,16 +405,12 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
     instructions = await asyncio.to_thread(root_instructions, roots)
     usage = TurnUsage()
-
-    def model_for(name: str | None) -> ModelClient:
-        alias = model_alias(name)
-        return ls.model_client(replace(settings.model, model=alias) if alias else settings.model)
-
     agents = SubAgents(
         parent=session,
         tools=pool.tools,
         catalog=agents_catalog,
-        model_for=model_for,
+        model_settings=settings.model,
+        models=ls.model_client,
         roots=roots,
         instructions=instructions,
         max_turns=settings.max_turns,

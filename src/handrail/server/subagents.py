@@ -23,7 +23,7 @@ from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
 from handrail.server.agent_loop import TurnConfig, run_turn
 from handrail.server.chat import ChatChannel
-from handrail.server.model_client import DEFAULT_MODEL, ModelClient
+from handrail.server.model_client import DEFAULT_MODEL, ModelClient, ModelSettings
 from handrail.server.project_instructions import NestedInstructions
 from handrail.server.session import Session, SessionCatalog
 from handrail.server.system_prompt import agent_system_prompt
@@ -138,7 +138,8 @@ class SubAgents:
     parent: Session
     tools: Sequence[Tool[Any]]
     catalog: AgentCatalog
-    model_for: Callable[[str | None], ModelClient]
+    model_settings: ModelSettings  # the parent's; an agent file may name another model
+    models: Callable[[ModelSettings], ModelClient]
     roots: tuple[Path, ...]
     instructions: str = ""
     max_turns: int = 50
@@ -190,7 +191,7 @@ class SubAgents:
 
         cwd = ctx.options.cwd
         config = TurnConfig(
-            model=self.model_for(agent.model),
+            model=self.models(self._model_settings(agent.model)),
             tools=pool.tools,
             system=agent_system_prompt(agent.prompt, cwd, self.roots, toolset.names, self.instructions),
             definitions=lambda: pool.definitions(session.loaded_tools),
@@ -207,12 +208,11 @@ class SubAgents:
             return f"{result.text}\n\n[The agent hit {limit} before it finished; this report may be incomplete.]"
         return result.text
 
-
-def model_alias(name: str | None) -> str | None:
-    """The model id an agent file's `model` names (None: the parent's model)."""
-    if name is None:
-        return None
-    return MODEL_ALIASES.get(name.lower(), name)
+    def _model_settings(self, name: str | None) -> ModelSettings:
+        """The parent's model settings, with the model an agent file names (short names resolved)."""
+        if name is None:
+            return self.model_settings
+        return replace(self.model_settings, model=MODEL_ALIASES.get(name.lower(), name))
 
 
 def agent_pool_tools(catalog: AgentCatalog, context: PermissionContext, *, simple: bool) -> tuple[Tool[Any], ...]:
