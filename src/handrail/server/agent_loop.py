@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
 from handrail.server.session import Session
+from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
 from handrail.tools.protocol import Tool
@@ -55,6 +56,9 @@ class TurnConfig:
     system: str
     definitions: Callable[[], list[dict[str, Any]]]
     max_turns: int = 50
+    usage: TurnUsage | None = None
+    # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
+    reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
 
 
 def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
@@ -173,6 +177,8 @@ async def run_turn(
                 await asyncio.sleep(config.model.retry_delay(failures))
         if response is None:
             continue
+        if config.usage is not None:
+            config.usage.add(response.usage)
         last_text = _text_of(response.content) or last_text
         session.messages.append({"role": "assistant", "content": response.content})
         try:
@@ -190,4 +196,6 @@ async def run_turn(
             return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
         _record_results(session, outcomes)
         add_user_content(session.messages, blocks[len(outcomes) :])
+        if config.reminders is not None:
+            add_user_content(session.messages, await config.reminders(attempt.executor.uses))
     return TurnResult("max_turns", last_text)

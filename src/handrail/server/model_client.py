@@ -164,7 +164,12 @@ class ModelClient:
                     on_tool_use(_strict_tool_use(block.id, block.name, "".join(partial_json.get(event.index, []))))
             final = await stream.get_final_message()
         content = [_as_param(block.model_dump(mode="json", exclude_none=True)) for block in final.content]
-        usage = {"input_tokens": final.usage.input_tokens, "output_tokens": final.usage.output_tokens}
+        usage = {
+            "input_tokens": final.usage.input_tokens,
+            "output_tokens": final.usage.output_tokens,
+            "cache_creation_input_tokens": final.usage.cache_creation_input_tokens or 0,
+            "cache_read_input_tokens": final.usage.cache_read_input_tokens or 0,
+        }
         return ModelResponse(content=content, stop_reason=final.stop_reason, usage=usage)
 
     async def close(self) -> None:

@@ -1,4 +1,4 @@
-"""The built-in tools: Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep, Bash, BashOutput and KillShell."""
+"""The built-in tools (file, search, shell and task-list tools), sorted by name."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from handrail.tools.builtin.kill_shell import KILL_SHELL
 from handrail.tools.builtin.multi_edit import MULTI_EDIT
 from handrail.tools.builtin.notebook_edit import NOTEBOOK_EDIT
 from handrail.tools.builtin.read import READ
+from handrail.tools.builtin.todo_write import TODO_WRITE
 from handrail.tools.builtin.write import WRITE
 from handrail.tools.protocol import Tool
 
@@ -26,6 +27,7 @@ __all__ = [
     "MULTI_EDIT",
     "NOTEBOOK_EDIT",
     "READ",
+    "TODO_WRITE",
     "WRITE",
     "builtin_tools",
 ]
@@ -33,5 +35,5 @@ __all__ = [
 
 def builtin_tools() -> tuple[Tool[Any], ...]:
     """Every built-in tool, sorted by name."""
-    tools = (BASH, BASH_OUTPUT, EDIT, GLOB, GREP, KILL_SHELL, MULTI_EDIT, NOTEBOOK_EDIT, READ, WRITE)
+    tools = (BASH, BASH_OUTPUT, EDIT, GLOB, GREP, KILL_SHELL, MULTI_EDIT, NOTEBOOK_EDIT, READ, TODO_WRITE, WRITE)
     return tuple(sorted(tools, key=lambda tool: tool.name))
