@@ -212,7 +212,7 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
     assert "- reviewer: Reviews code for bugs" in task_tool["description"]
     (child,) = requests_of(model, "Review app.py")
     assert tool_names(child) == ["Grep", "Read"]  # Task is never given to a sub-agent
-    assert child["model"] == "claude-haiku-4-5" and parent["model"] != child["model"]
+    assert child["model"] == "claude-haiku-5-5" and parent["model"] != child["model"]
     assert child["system"].startswith("You review code. Report bugs with file and line.")
     lines = [e["message"] for e in editor.chat if e["kind"] == "toolProgress" and e["toolUseId"] == call.id]
     assert lines == ["not available to the reviewer agent: Task"]

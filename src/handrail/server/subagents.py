@@ -52,8 +52,8 @@ log = logging.getLogger(__name__)
 # the short names agent files use; "sonnet" follows the server's default model
 MODEL_ALIASES: Mapping[str, str] = {
     "sonnet": DEFAULT_MODEL,
-    "opus": "claude-opus-4-5",
-    "haiku": "claude-haiku-4-5",
+    "opus": "claude-opus-5-5",
+    "haiku": "claude-haiku-5-5",
 }
 
 HEADLESS_DENIAL = (
