@@ -24,13 +24,13 @@ export function chatHtml(o: ShellOptions): string {
     `script-src 'nonce-${o.nonce}'`,
     `img-src ${o.cspSource} data:`,
     `font-src ${o.cspSource}`,
-  ].join("; ");
+  ].join("; ").replace(/"/g, ""); // an attribute value: no double quotes inside
   const prelude = o.preludeScript ? `<script nonce="${o.nonce}">${o.preludeScript}</script>` : "";
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${escapeHtml(o.styleUri)}">
 <title>handrail</title>
