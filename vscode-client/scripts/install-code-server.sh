@@ -28,10 +28,12 @@ if [ ! -f "$RG_TAR" ]; then
 fi
 cd "$CACHE"
 [ -f package.json ] || echo '{"private": true}' > package.json
+# Install scripts run by hand below, in order, with what they need (npm 11 may skip or half-run them).
 npm install --ignore-scripts --no-audit --no-fund "code-server@$VERSION" >&2
-# npm 11 skips install scripts: run code-server's own postinstall by hand.
+npm rebuild argon2 >&2
 (cd node_modules/code-server && npm_config_unsafe_perm=true npm_config_yes=true \
   npm_config_user_agent="npm/11.19.1 node/$(node --version) linux x64" sh ./postinstall.sh >&2)
 test -f "$BIN"
+node_modules/.bin/code-server --config "$CACHE/check-config.yaml" --version >&2
 touch "$CACHE/.installed"
 echo "$CACHE/node_modules/.bin/code-server"

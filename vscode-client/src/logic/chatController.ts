@@ -16,7 +16,8 @@ export type WebviewMessage =
 export interface ChatHost {
   /** Post one op to the webview (dropped if the view is not open; `ready` redraws it). */
   post(op: ViewOp): void;
-  commands(): Pick<HandrailCommands, "ask" | "cancel"> | null;
+  /** The server's commands once it runs (waits while it starts); null if it is not running. */
+  commands(): Promise<Pick<HandrailCommands, "ask" | "cancel"> | null>;
   newSessionId(): string;
   /** Review and approve the project settings (the extension opens the file and asks). */
   approveProject(): Promise<void>;
@@ -123,11 +124,11 @@ export class ChatController {
   /** Ask in the current session; resolves when the turn ends. */
   async ask(prompt: string): Promise<void> {
     const text = prompt.trim();
-    const commands = this.host.commands();
     const model = this.current;
     if (!text) {
       return;
     }
+    const commands = await this.host.commands();
     if (!commands) {
       this.emit(model, model.notice("The handrail server is not running.", "error"));
       return;
@@ -148,7 +149,7 @@ export class ChatController {
 
   /** Stop the current session's turn. */
   async stop(): Promise<void> {
-    await this.host.commands()?.cancel(this.currentId);
+    await (await this.host.commands())?.cancel(this.currentId);
   }
 
   /** Start a new (empty) session and show it. */

@@ -34,7 +34,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const refreshPermissions = async (): Promise<void> => {
     const trusted = vscode.workspace.isTrusted;
     try {
-      controller.setPermissions((await server?.commands()?.permissions(controller.current.sessionId)) ?? null, trusted);
+      const commands = await server?.ready();
+      controller.setPermissions((await commands?.permissions(controller.current.sessionId)) ?? null, trusted);
     } catch (error) {
       output.appendLine(`handrail.permissions: ${errorText(error)}`);
     }
@@ -51,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): void {
       { modal: true }, "Approve",
     );
     if (answer === "Approve") {
-      const commands = server?.commands();
+      const commands = await server?.ready();
       if (!commands) {
         void vscode.window.showErrorMessage("The handrail server is not running.");
         return;
@@ -64,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const chatView = new ChatViewProvider(context.extensionUri, (message) => controller.handleMessage(message));
   const controller = new ChatController({
     post: (op) => chatView.post(op),
-    commands: () => server?.commands() ?? null,
+    commands: async () => (await server?.ready()) ?? null,
     newSessionId: () => randomUUID(),
     approveProject,
     statusChanged: (status) => statusBar.update(status),
@@ -109,7 +110,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
 
   const withServer = <T>(run: (commands: NonNullable<ReturnType<ServerClient["commands"]>>) => Promise<T>) => async (): Promise<T | undefined> => {
-    const commands = server?.commands();
+    const commands = await server?.ready();
     if (!commands) {
       void vscode.window.showErrorMessage("The handrail server is not running (see the handrail output).");
       return undefined;

@@ -72,7 +72,7 @@ export class PermissionUi {
     }
     const name = path.split(/[\\/]/).pop() ?? path;
     await vscode.commands.executeCommand("vscode.diff", left, right, `${name}: proposed by handrail (${params.tool})`, {
-      preview: true,
+      preview: false, // a preview diff would replace the user's preview editor of the same file
       preserveFocus: true,
     });
     return cleanup;

@@ -32,6 +32,7 @@ export type ServerState = "starting" | "running" | "stopped";
 export class ServerClient implements vscode.Disposable {
   private client: LanguageClient | null = null;
   private crashes: number[] = [];
+  private starting: Promise<void> = Promise.resolve();
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   readonly onDidChangeState = this.stateEmitter.event;
   state: ServerState = "stopped";
@@ -42,6 +43,12 @@ export class ServerClient implements vscode.Disposable {
     private readonly settings: () => Promise<LaunchSettings>,
     private readonly onCrash: (message: string) => void,
   ) {}
+
+  /** The server's commands once a start in progress has finished; null if it is not running. */
+  async ready(): Promise<HandrailCommands | null> {
+    await this.starting;
+    return this.commands();
+  }
 
   /** The server's commands, while it runs. */
   commands(): HandrailCommands | null {
@@ -69,7 +76,12 @@ export class ServerClient implements vscode.Disposable {
   }
 
   /** Start (or restart with fresh settings). */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting = this.starting.then(() => this.restart());
+    return this.starting;
+  }
+
+  private async restart(): Promise<void> {
     await this.stop();
     const launch = buildLaunch(await this.settings(), process.env);
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;

@@ -110,3 +110,21 @@ test("an always answer saved to the workspace settings, and handrail.permissions
     assert.ok(Array.isArray(report.inactive));
   });
 });
+
+test("untrusted: the project's allow rules are reported inactive with the reason", async () => {
+  const project = path.join(dir, "untrusted-ws");
+  fs.mkdirSync(path.join(project, ".handrail"), { recursive: true });
+  fs.writeFileSync(path.join(project, ".handrail", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test:*)"] } }));
+  const model = await startFakeModel(dir, []);
+  const session = await startServer(project, model.baseUrl, path.join(dir, "state-untrusted"), { workspaceTrusted: false });
+  try {
+    const report = await session.commands.permissions();
+    const rule = report.inactive.find((i) => i.rule === "Bash(npm test:*)");
+    assert.ok(rule, JSON.stringify(report.inactive));
+    assert.equal(rule.source, "project");
+    assert.ok(rule.reason.length > 0);
+  } finally {
+    await session.close();
+    model.close();
+  }
+});

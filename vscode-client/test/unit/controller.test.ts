@@ -15,13 +15,13 @@ class Host implements ChatHost {
   private ids = 0;
   post(op: ViewOp) { this.posts.push(op); }
   commands() {
-    return this.running ? {
+    return Promise.resolve(this.running ? {
       ask: (prompt: string, sessionId: string): Promise<AskResult> => {
         this.asks.push({ prompt, sessionId });
         return Promise.resolve({ sessionId, stopReason: "end_turn", text: "" });
       },
       cancel: (sessionId: string) => { this.cancels.push(sessionId); return Promise.resolve({}); },
-    } : null;
+    } : null);
   }
   newSessionId() { this.ids += 1; return `session-${this.ids}`; }
   approveProject() { this.approvals += 1; return Promise.resolve(); }

@@ -36,7 +36,7 @@ function ops(): ViewOp[] {
   const posted: ViewOp[] = [];
   const controller = new ChatController({
     post: (op) => posted.push(op),
-    commands: () => null,
+    commands: () => Promise.resolve(null),
     newSessionId: () => "recorded-session", // the view starts on the recorded session
     approveProject: () => Promise.resolve(),
     statusChanged: () => undefined,
