@@ -102,10 +102,20 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   }, settings, (message) => controller.notice(message, "warning"));
 
+  const forwardDiagnostics = (uris: readonly vscode.Uri[]): void => {
+    for (const uri of uris) {
+      if (shouldForward(uri.scheme)) {
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+        server?.notify(DIAGNOSTICS, diagnosticsParams(uri.toString(), doc?.version ?? null, vscode.languages.getDiagnostics(uri)));
+      }
+    }
+  };
+
   server.onDidChangeState((state) => {
     statusBar.setServer(state);
     if (state === "running") {
       void refreshPermissions();
+      forwardDiagnostics(vscode.languages.getDiagnostics().map(([uri]) => uri)); // a (re)started server knows none
     }
   });
 
@@ -208,15 +218,7 @@ export function activate(context: vscode.ExtensionContext): void {
       server?.notify(DID_CHANGE_TRUST, { trusted: true });
       void refreshPermissions();
     }),
-    vscode.languages.onDidChangeDiagnostics((event) => {
-      for (const uri of event.uris) {
-        if (!shouldForward(uri.scheme)) {
-          continue;
-        }
-        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-        server?.notify(DIAGNOSTICS, diagnosticsParams(uri.toString(), doc?.version ?? null, vscode.languages.getDiagnostics(uri)));
-      }
-    }),
+    vscode.languages.onDidChangeDiagnostics((event) => forwardDiagnostics(event.uris)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (RESTART_SETTINGS.some((s) => event.affectsConfiguration(s))) {
         controller.notice("handrail settings changed: restarting the server.");

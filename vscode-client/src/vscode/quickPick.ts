@@ -9,6 +9,23 @@ export interface PickOptions {
   canPickMany?: boolean;
 }
 
+/** Show `widget` until the first of: `finish` called, hidden (Escape), or the server's cancellation. */
+function settle<T>(widget: vscode.QuickInput, token: CancellationToken, resolve: (value: T | undefined) => void): (value: T | undefined) => void {
+  let done = false;
+  const finish = (value: T | undefined): void => {
+    if (!done) {
+      done = true;
+      resolve(value);
+      subscription.dispose();
+      widget.dispose();
+    }
+  };
+  const subscription = token.onCancellationRequested(() => finish(undefined));
+  widget.onDidHide(() => finish(undefined));
+  widget.ignoreFocusOut = true; // looking at the diff must not dismiss the prompt
+  return finish;
+}
+
 /** Show a quick pick; resolves with the accepted items, or undefined (Escape, or cancelled by the server). */
 export function pick<T extends vscode.QuickPickItem>(items: T[], options: PickOptions, token: CancellationToken): Promise<T[] | undefined> {
   return new Promise((resolve) => {
@@ -16,21 +33,10 @@ export function pick<T extends vscode.QuickPickItem>(items: T[], options: PickOp
     qp.title = options.title;
     qp.placeholder = options.placeholder ?? "";
     qp.canSelectMany = options.canPickMany ?? false;
-    qp.ignoreFocusOut = true; // looking at the diff must not dismiss the prompt
     qp.matchOnDescription = true;
     qp.items = items;
-    let done = false;
-    const finish = (value: T[] | undefined): void => {
-      if (!done) {
-        done = true;
-        resolve(value);
-        subscription.dispose();
-        qp.dispose();
-      }
-    };
-    const subscription = token.onCancellationRequested(() => finish(undefined));
+    const finish = settle<T[]>(qp, token, resolve);
     qp.onDidAccept(() => finish(qp.canSelectMany ? [...qp.selectedItems] : [...qp.activeItems].slice(0, 1)));
-    qp.onDidHide(() => finish(undefined));
     qp.show();
   });
 }
@@ -41,19 +47,8 @@ export function input(title: string, prompt: string, token: CancellationToken): 
     const box = vscode.window.createInputBox();
     box.title = title;
     box.prompt = prompt;
-    box.ignoreFocusOut = true;
-    let done = false;
-    const finish = (value: string | undefined): void => {
-      if (!done) {
-        done = true;
-        resolve(value);
-        subscription.dispose();
-        box.dispose();
-      }
-    };
-    const subscription = token.onCancellationRequested(() => finish(undefined));
+    const finish = settle<string>(box, token, resolve);
     box.onDidAccept(() => finish(box.value));
-    box.onDidHide(() => finish(undefined));
     box.show();
   });
 }

@@ -31,6 +31,18 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(REPORT, `${name}.png`) });
 }
 
+/** Run `body`; on failure take `onFailure`'s screenshot first; always clean up. */
+async function guarded(body: () => Promise<void>, onFailure: () => Promise<void>, cleanup: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    await onFailure().catch(() => undefined);
+    throw error;
+  } finally {
+    await cleanup();
+  }
+}
+
 /** The chat webview's inner frame (VS Code nests it in two iframes). */
 async function chatFrame(page: Page): Promise<Frame> {
   const deadline = Date.now() + LONG;
@@ -121,7 +133,7 @@ test("ask from the chat view, answer the permission quick pick next to the diff,
   const ws = path.join(home, "ws");
   const server = await startCodeServer({ binary: CODE_SERVER, home, folder: ws, trust: true, env: serverEnv(), log: path.join(REPORT, "code-server-trusted.log") });
   const page = await openWorkbench(server, ws);
-  try {
+  await guarded(async () => {
     // open app.py in an editor from the Explorer
     const file = page.locator(".explorer-folders-view .monaco-list-row", { hasText: "app.py" }).first();
     await file.waitFor({ timeout: LONG });
@@ -161,13 +173,10 @@ test("ask from the chat view, answer the permission quick pick next to the diff,
     assert.equal(fs.readFileSync(path.join(ws, "app.py"), "utf8"), "def greet(name):\n    return 'hi ' + name\n");
     const status = await page.locator(".statusbar-item", { hasText: "handrail:" }).first().innerText();
     assert.match(status, /handrail: Default/);
-  } catch (error) {
-    await shot(page, "failed-trusted");
-    throw error;
-  } finally {
+  }, () => shot(page, "failed-trusted"), async () => {
     await page.close();
     await server.stop();
-  }
+  });
 });
 
 test("Restricted Mode: the project's rules are inactive and the chat view says why", { skip, timeout: 300_000 }, async () => {
@@ -178,7 +187,7 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
   fs.writeFileSync(path.join(project, "README.md"), "untrusted project\n");
   const server = await startCodeServer({ binary: CODE_SERVER, home, folder: project, trust: false, env: serverEnv(), log: path.join(REPORT, "code-server-restricted.log") });
   const page = await openWorkbench(server, project);
-  try {
+  await guarded(async () => {
     await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ timeout: LONG });
     const chat = await openChat(page);
     const inactive = chat.locator("#inactive");
@@ -186,11 +195,8 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
     const text = await inactive.innerText();
     assert.match(text, /Bash\(npm test:\*\) \(project\)/);
     await shot(page, "3-restricted-mode");
-  } catch (error) {
-    await shot(page, "failed-restricted");
-    throw error;
-  } finally {
+  }, () => shot(page, "failed-restricted"), async () => {
     await page.close();
     await server.stop();
-  }
+  });
 });
