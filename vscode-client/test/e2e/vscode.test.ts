@@ -49,6 +49,8 @@ async function chatFrame(page: Page): Promise<Frame> {
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
       if (await frame.$("#prompt").catch(() => null)) {
+        // the script has run and the extension answered its "ready" once the session list is filled
+        await frame.waitForSelector("#sessions option", { state: "attached", timeout: LONG });
         return frame;
       }
     }
