@@ -118,6 +118,8 @@ before(async () => {
     [{ text: "Let me read it." }, { tool: "Read", input: { file_path: path.join(ws, "app.py") } }],
     [{ tool: "Edit", input: { file_path: path.join(ws, "app.py"), old_string: "'hello '", new_string: "'hi '" } }],
     [{ text: "Changed the **greeting** to hi." }],
+    [{ tool: "Bash", input: { command: "touch made.txt", description: "make a file" } }],
+    [{ text: "Made it." }],
   ]);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
 });
@@ -175,6 +177,23 @@ test("ask from the chat view, answer the permission quick pick next to the diff,
     assert.equal(fs.readFileSync(path.join(ws, "app.py"), "utf8"), "def greet(name):\n    return 'hi ' + name\n");
     const status = await page.locator(".statusbar-item", { hasText: "handrail:" }).first().innerText();
     assert.match(status, /handrail: Default/);
+
+    // "Always allow" asks where to keep the rule; "This workspace only" saves it to the local settings
+    await chat.fill("#prompt", "Make a file");
+    await chat.press("#prompt", "Enter");
+    await quickPick.locator(".quick-input-title", { hasText: "handrail wants to run Bash" }).waitFor({ timeout: LONG });
+    await page.keyboard.press("ArrowDown");
+    assert.match(await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText(), /Always allow Bash/);
+    await page.keyboard.press("Enter");
+    await quickPick.locator(".quick-input-title", { hasText: "remember it where?" }).waitFor({ timeout: LONG });
+    await page.keyboard.press("ArrowDown");
+    assert.match(await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText(), /This workspace only/);
+    await shot(page, "4-always-allow-where");
+    await page.keyboard.press("Enter");
+    await chat.locator(".entry.assistant", { hasText: "Made it." }).waitFor({ timeout: LONG });
+    await chat.locator(".tool", { hasText: "make a file" }).locator(".permission", { hasText: "always allowed" }).waitFor();
+    assert.ok(fs.existsSync(path.join(ws, "made.txt")));
+    assert.match(fs.readFileSync(path.join(ws, ".handrail", "settings.local.json"), "utf8"), /Bash\(/);
   }, () => shot(page, "failed-trusted"), async () => {
     await page.close();
     await server.stop();
