@@ -53,6 +53,8 @@ class SettingsFile(BaseModel):
 
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     hooks: dict[str, list[JsonValue]] | None = None
+    # MCP server definitions by name, kept raw: tools/mcp/config.py reads each one and reports its problems
+    mcp_servers: dict[str, dict[str, JsonValue]] | None = Field(default=None, alias="mcpServers")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class SettingsProblem:
 
 _MODE = TypeAdapter(PermissionMode)
 _HOOKS = TypeAdapter(dict[str, list[JsonValue]])
+_MCP_SERVERS = TypeAdapter(dict[str, dict[str, JsonValue]])
 _KNOWN = {"allow", "deny", "ask", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 
 
@@ -121,6 +124,12 @@ def parse_settings(
             cleaned["hooks"] = _HOOKS.validate_python(hooks)
         except ValidationError as exc:
             problem(f"'hooks' must be an object of lists: {_first_error(exc)}")
+    servers = raw.get("mcpServers")
+    if servers is not None:
+        try:
+            cleaned["mcpServers"] = _MCP_SERVERS.validate_python(servers)
+        except ValidationError as exc:
+            problem(f"'mcpServers' must be an object of server objects: {_first_error(exc)}")
     try:
         return SettingsFile.model_validate(cleaned), tuple(problems)
     except ValidationError as exc:  # not expected: everything was checked above
