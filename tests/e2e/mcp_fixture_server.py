@@ -1,8 +1,9 @@
 """An MCP server for the tests, written with the SDK: slow, failing, progressing, crashing and image tools.
 
-    python mcp_fixture_server.py [--http PORT] [--many N] [--fail-start] [--log FILE]
+    python mcp_fixture_server.py [--http PORT] [--many N] [--fail-start] [--log FILE] [--wait-for FILE]
 
-`--log FILE` appends one line per event the tests wait for (started, cancelled).
+`--log FILE` appends one line per event the tests wait for (started, cancelled);
+`--wait-for FILE` makes start-up slow: the server answers nothing until FILE exists.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import base64
 import os
 import sys
+import time
 from pathlib import Path
 
 from mcp.server.mcpserver import Context, Image, MCPServer
@@ -91,7 +93,10 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=0)
     parser.add_argument("--fail-start", action="store_true")
     parser.add_argument("--log", type=Path)
+    parser.add_argument("--wait-for", type=Path)
     args = parser.parse_args()
+    while args.wait_for is not None and not args.wait_for.exists():
+        time.sleep(0.02)
     print(f"fixture: pid {os.getpid()} starting", file=sys.stderr, flush=True)
     if args.fail_start:
         print("fixture: cannot start, the database is missing", file=sys.stderr, flush=True)

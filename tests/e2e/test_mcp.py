@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,16 +53,30 @@ async def server_status(editor: Editor, name: str) -> dict[str, Any]:
     return entry
 
 
+async def until(condition: Callable[[], bool], failure: str) -> None:
+    """Wait until `condition` holds (what it watches happens in other processes)."""
+    end = asyncio.get_running_loop().time() + DEADLINE
+    while not condition():
+        assert asyncio.get_running_loop().time() < end, failure
+        await asyncio.sleep(0.05)
+
+
 async def wait_state(editor: Editor, name: str, state: str) -> dict[str, Any]:
     """Poll handrail.mcpStatus until the server reaches `state` (servers connect in the background)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + DEADLINE
-    while True:
-        entry = await server_status(editor, name)
-        if entry["state"] == state:
-            return entry
-        assert loop.time() < end, f"{name} never became {state}: {entry}"
+    end = asyncio.get_running_loop().time() + DEADLINE
+    while (entry := await server_status(editor, name))["state"] != state:
+        assert asyncio.get_running_loop().time() < end, f"{name} never became {state}: {entry}"
         await asyncio.sleep(0.1)
+    return entry
+
+
+async def run_logged_fixture(editor: Editor, workspace: Path, log_file: Path) -> None:
+    """The fixture server (logging to `log_file`) as a user server whose tools are all allowed, connected."""
+    user_settings(
+        workspace,
+        {"mcpServers": {"fx": fixture_server("--log", str(log_file))}, "permissions": {"allow": ["mcp__fx"]}},
+    )
+    await wait_state(editor, "fx", "running")
 
 
 def _read(path: Path) -> str:
@@ -113,6 +127,23 @@ async def test_time_server_tool_called_through_the_agent_loop(
     assert not called.get("is_error") and "Europe/Paris" in result_text(called)
     (prompt,) = mcp_editor.prompts  # only the valid call was asked about
     assert "mcp__time__get_current_time" in prompt.message or "time" in prompt.message
+
+
+async def test_a_slow_server_does_not_delay_the_first_turn(
+    mcp_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    user_settings(workspace, {"mcpServers": {"fx": fixture_server("--wait-for", str(gate))}})
+    model.add(Reply.of(Text("first")))
+    result = await mcp_editor.ask("hi")  # answered while the server is still starting
+    assert result["text"] == "first"
+    assert (await server_status(mcp_editor, "fx"))["state"] == "starting"
+    assert not any(n.startswith("mcp__") for n in tool_names(model.requests[0]))
+    gate.write_text("go")
+    await wait_state(mcp_editor, "fx", "running")
+    model.add(Reply.of(Text("second")))
+    await mcp_editor.ask("again")
+    assert "mcp__fx__echo" in tool_names(model.requests[1])  # its tools joined the next request
 
 
 async def test_rules_at_server_and_tool_level(mcp_editor: Editor, model: FakeModel, workspace: Path) -> None:
@@ -199,44 +230,26 @@ async def test_results_progress_errors_images_resources_and_size_limit(
 async def test_cancelling_a_turn_cancels_the_call_on_the_server(
     mcp_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
 ) -> None:
-    user_settings(
-        workspace,
-        {"mcpServers": {"fx": fixture_server("--log", str(log_file))}, "permissions": {"allow": ["mcp__fx"]}},
-    )
-    await wait_state(mcp_editor, "fx", "running")
+    await run_logged_fixture(mcp_editor, workspace, log_file)
     model.add(Reply.of(ToolUse("mcp__fx__wait_forever", {})), Reply.of(Text("never reached")))
     ask = asyncio.create_task(mcp_editor.ask("wait"))
-    loop = asyncio.get_running_loop()
-    end = loop.time() + DEADLINE
-    while not any(e["kind"] == "toolProgress" for e in mcp_editor.chat):
-        assert loop.time() < end and not ask.done()
-        await asyncio.sleep(0.05)
+    await until(lambda: any(e["kind"] == "toolProgress" for e in mcp_editor.chat), "no progress from the tool")
     session_id = mcp_editor.chat[0]["sessionId"]
     assert await command(mcp_editor, "handrail.cancel", {"sessionId": session_id}) == {"cancelled": True}
     result = await ask
     assert result["stopReason"] == "cancelled"
-    while "cancelled" not in _read(log_file):
-        assert loop.time() < end, "the server never heard notifications/cancelled"
-        await asyncio.sleep(0.05)
+    await until(lambda: "cancelled" in _read(log_file), "the server never heard notifications/cancelled")
 
 
 async def test_a_crashed_server_is_restarted(
     mcp_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
 ) -> None:
-    user_settings(
-        workspace,
-        {"mcpServers": {"fx": fixture_server("--log", str(log_file))}, "permissions": {"allow": ["mcp__fx"]}},
-    )
-    await wait_state(mcp_editor, "fx", "running")
+    await run_logged_fixture(mcp_editor, workspace, log_file)
     model.add(Reply.of(ToolUse("mcp__fx__crash", {})), Reply.of(Text("it crashed")))
     await mcp_editor.ask("crash it")
     (crash,) = tool_results(model.requests[1])
     assert crash["is_error"] and "disconnected" in result_text(crash)
-    loop = asyncio.get_running_loop()
-    end = loop.time() + DEADLINE
-    while len([line for line in _read(log_file).splitlines() if line.startswith("started")]) < 2:
-        assert loop.time() < end, "the server was not restarted"
-        await asyncio.sleep(0.05)
+    await until(lambda: _read(log_file).count("started") == 2, "the server was not restarted")
     await wait_state(mcp_editor, "fx", "running")
     warnings = [m.message for m in mcp_editor.client.messages if "fx" in m.message]
     assert any("restarting" in w and "crashing on request" in w for w in warnings)  # with the stderr tail
@@ -369,8 +382,4 @@ async def test_no_server_process_is_left_after_shutdown(workspace: Path, model: 
     await editor.client.shutdown_session()
     await editor.client.stop()
     assert server.returncode == 0
-    loop = asyncio.get_running_loop()
-    end = loop.time() + 10
-    while any(_alive(pid) for pid in children):
-        assert loop.time() < end, f"left running: {[p for p in children if _alive(p)]}"
-        await asyncio.sleep(0.05)
+    await until(lambda: not any(_alive(pid) for pid in children), f"left running: {children}")

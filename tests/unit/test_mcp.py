@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.mcp_approval import server_trust, with_server_approved
+from handrail.permissions.mcp_approval import approval_key, server_trust, with_server_approved
 from handrail.permissions.rules import PermissionRule, parse_rule, rule_covers_tool
 from handrail.permissions.settings import parse_settings
 from handrail.permissions.sources import load_sources
@@ -150,6 +151,8 @@ def test_project_servers_need_trust_then_approval_of_this_definition(tmp_path: P
     assert server_trust(digest="d1", approvals=approved, **kwargs) == "approved"
     assert server_trust(digest="d2", approvals=approved, **kwargs) == "changed"
     assert server_trust(digest="d1", approvals=approved.with_client_trust(tmp_path, False), **kwargs) == "untrusted"
+    key = approval_key(file, "../settings.json")  # a name can never point at another file's approval
+    assert key.parent == tmp_path and Path(os.path.realpath(key)) == key.resolve() == key
     user = {**kwargs, "project_supplied": False, "root": None}
     assert server_trust(digest="d1", approvals=untrusted, **user) == "trusted"
 

@@ -4,13 +4,14 @@ A server defined in the workspace (`.mcp.json`, project or local settings) runs 
 that came with the repository. It starts only in a trusted workspace and only once
 the user approved that definition (its sha256); a changed definition needs approval
 again. Approvals are kept with the settings-file approvals (`trust.Approvals`), under
-the key `<file>#mcpServers/<name>`.
+the key `<file>#mcpServers.<quoted name>`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote
 
 from handrail.permissions.trust import Approvals
 
@@ -18,8 +19,8 @@ ServerTrust = Literal["trusted", "untrusted", "unapproved", "changed", "approved
 
 
 def approval_key(file: Path, name: str) -> Path:
-    """Where the approval of server `name` defined in `file` is recorded."""
-    return Path(f"{file}#mcpServers/{name}")
+    """Where the approval of server `name` defined in `file` is recorded (the name quoted: no `/` nor `..`)."""
+    return Path(f"{file}#mcpServers.{quote(name, safe='')}")
 
 
 def server_trust(

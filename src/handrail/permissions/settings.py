@@ -118,18 +118,17 @@ def parse_settings(
         problem("'permissions' must be an object")
     elif isinstance(permissions, Mapping):
         cleaned["permissions"] = _clean_permissions(permissions, problem)
-    hooks = raw.get("hooks")
-    if hooks is not None:
+    for key, adapter, shape in (
+        ("hooks", _HOOKS, "an object of lists"),
+        ("mcpServers", _MCP_SERVERS, "an object of server objects"),
+    ):
+        value = raw.get(key)
+        if value is None:
+            continue
         try:
-            cleaned["hooks"] = _HOOKS.validate_python(hooks)
+            cleaned[key] = adapter.validate_python(value)
         except ValidationError as exc:
-            problem(f"'hooks' must be an object of lists: {_first_error(exc)}")
-    servers = raw.get("mcpServers")
-    if servers is not None:
-        try:
-            cleaned["mcpServers"] = _MCP_SERVERS.validate_python(servers)
-        except ValidationError as exc:
-            problem(f"'mcpServers' must be an object of server objects: {_first_error(exc)}")
+            problem(f"'{key}' must be {shape}: {_first_error(exc)}")
     try:
         return SettingsFile.model_validate(cleaned), tuple(problems)
     except ValidationError as exc:  # not expected: everything was checked above

@@ -217,8 +217,7 @@ class McpManager:
             }
             if runner.error:
                 entry["error"] = runner.error
-            tail = runner.stderr_tail()
-            if tail and runner.state in ("failed", "restarting"):
+            if runner.state in ("failed", "restarting") and (tail := runner.stderr_tail()):
                 entry["stderrTail"] = tail
             servers.append(entry)
         for blocked in self._blocked.values():
