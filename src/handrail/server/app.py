@@ -35,6 +35,7 @@ from handrail.server.storage import session_storage
 from handrail.server.system_prompt import system_prompt
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.tools.context import ToolOptions, ToolUseContext
+from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,8 @@ class HandrailServer(LanguageServer):
         """A file changed on disk: mark it in every session that read it with other content."""
         if is_settings_file(path) and self.permission_state.current is not None:
             self.in_background(self.refresh_permissions())
+        if is_settings_file(path) or path.name == MCP_JSON:  # a changed definition stops until approved again
+            self.in_background(self.mcp.sync())
         for session in self.sessions.all():
             record = session.file_state.get(path)
             if record is not None and record.content_hash != content_hash:
