@@ -1,6 +1,6 @@
 """Benchmark: does configuring MCP servers slow down `handrail lsp` start-up or the first turn? (not in the suite)
 
-Run: .venv/bin/python tests/bench/bench_mcp_startup.py
+Run: .venv/bin/python -m tests.bench.bench_mcp_startup
 
 Side by side, with no MCP server configured and with two (`mcp-server-time` and the fixture
 server), it measures over several rounds:
