@@ -126,7 +126,7 @@ async def test_time_server_tool_called_through_the_agent_loop(
     assert "source_timezone" in result_text(invalid)
     assert not called.get("is_error") and "Europe/Paris" in result_text(called)
     (prompt,) = mcp_editor.prompts  # only the valid call was asked about
-    assert "mcp__time__get_current_time" in prompt.message or "time" in prompt.message
+    assert any(a.title == "Always allow mcp__time__get_current_time" for a in prompt.actions or [])
 
 
 async def test_a_slow_server_does_not_delay_the_first_turn(
