@@ -24,6 +24,7 @@ from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
 from handrail.server.lsp_values import field_of, to_plain
+from handrail.server.mcp_manager import McpManager, ask_with_message_request
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.permission_state import PermissionState, is_settings_file
 from handrail.server.project_instructions import NestedInstructions, root_instructions
@@ -38,6 +39,7 @@ from handrail.server.system_prompt import system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.tools.context import ToolOptions, ToolUseContext
+from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 
 log = logging.getLogger(__name__)
@@ -47,6 +49,8 @@ CANCEL_COMMAND = "handrail.cancel"
 SET_MODE_COMMAND = "handrail.setMode"
 PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
+MCP_STATUS_COMMAND = "handrail.mcpStatus"
+APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
@@ -95,6 +99,7 @@ class HandrailServer(LanguageServer):
         self.watcher: WorkspaceWatcher | None = None
         self._model_clients: dict[ModelSettings, ModelClient] = {}
         self.permission_state = PermissionState(self.workspace_roots, lambda: self.init_options, self.warn)
+        self.mcp = McpManager(self, self.permission_state, self.workspace_roots)
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
@@ -163,6 +168,8 @@ class HandrailServer(LanguageServer):
         """A file changed on disk: mark it in every session that read it with other content."""
         if is_settings_file(path) and self.permission_state.current is not None:
             self.in_background(self.refresh_permissions())
+        if is_settings_file(path) or path.name == MCP_JSON:  # a changed definition stops until approved again
+            self.in_background(self.mcp.sync())
         for session in self.sessions.all():
             record = session.file_state.get(path)
             if record is not None and record.content_hash != content_hash:
@@ -196,6 +203,7 @@ def create_server() -> HandrailServer:
             except Exception as exc:  # e.g. out of inotify watches: work on without the watcher
                 log.warning("file watcher not started: %s", exc)
                 ls.watcher = None
+        ls.in_background(ls.mcp.sync())  # servers connect in the background; no turn waits for them
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(ls: HandrailServer, params: types.DidChangeConfigurationParams) -> None:
@@ -236,6 +244,7 @@ def create_server() -> HandrailServer:
         await asyncio.gather(*(s.shell.close() for s in ls.sessions.all()), return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
+        await ls.mcp.stop_all()
         for client in ls._model_clients.values():
             with contextlib.suppress(Exception):
                 await client.close()
@@ -254,6 +263,7 @@ def create_server() -> HandrailServer:
         trusted = field_of(params, "trusted")
         ls.permission_state.client_trusted = trusted if isinstance(trusted, bool) else None
         await ls.refresh_permissions()
+        await ls.mcp.sync(reload=False)
 
     @server.command(SET_MODE_COMMAND)
     async def set_mode(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -295,6 +305,18 @@ def create_server() -> HandrailServer:
         for session in ls.sessions.all():
             ls.update_session_context(session)
         return {"approved": approved}
+
+    @server.command(MCP_STATUS_COMMAND)
+    async def mcp_status(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        await ls.mcp.sync()
+        return ls.mcp.status()
+
+    @server.command(APPROVE_MCP_COMMAND)
+    async def approve_mcp(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        name = field_of(_single_argument(args), "name")
+        if not isinstance(name, str) or not name:
+            raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
+        return await ls.mcp.approve(name)
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -379,6 +401,8 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
 async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
     await ls.permission_state.refresh()
     await _offer_project_approval(ls)
+    await ls.mcp.sync(reload=False)
+    await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
     ls.update_session_context(session)
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
@@ -387,8 +411,12 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     agents_catalog = await ls.agent_catalogs.load(roots)
     pool = assemble_tool_pool(
         session.permission_context,
+        ls.mcp.tools(),
         simple=simple,
-        extra_builtins=agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+        extra_builtins=(
+            *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+            *ls.mcp.resource_tools(),
+        ),
     )
     catalog = SessionCatalog(session, pool)
     deferred = tuple(t.name for t in pool.deferred())
