@@ -170,7 +170,7 @@ async def run_turn(
                     return TurnResult("error", describe_error(exc))
                 failures += 1
                 listener.retry(describe_error(exc))
-                await asyncio.sleep(config.model.retry_delay(failures))
+                await asyncio.sleep(config.model.retry_delay(failures, exc))
         if response is None:
             continue
         last_text = _text_of(response.content) or last_text

@@ -46,6 +46,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         "maxTurns": env.get("HANDRAIL_MAX_TURNS"),
         "maxTokens": env.get("HANDRAIL_MAX_TOKENS"),
         "retryBaseDelay": env.get("HANDRAIL_RETRY_BASE_DELAY"),
+        "streamIdleTimeout": env.get("HANDRAIL_STREAM_IDLE_TIMEOUT"),
     }
     sources.append(env_values)
     model = ModelSettings(
@@ -54,6 +55,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         api_key=_pick(sources, "apiKey"),
         base_url=_pick(sources, "baseUrl"),
         retry_base_delay=_number(_pick(sources, "retryBaseDelay"), 0.5),
+        stream_idle_timeout=_number(_pick(sources, "streamIdleTimeout"), 90.0),
     )
     simple = _pick(sources[:2], "simpleTools")
     return AgentSettings(
