@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -55,6 +55,8 @@ class TurnConfig:
     system: str
     definitions: Callable[[], list[dict[str, Any]]]
     max_turns: int = 50
+    # called whenever messages were added to the history (to save the transcript)
+    on_history: Callable[[], Awaitable[None]] | None = None
 
 
 def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
@@ -149,6 +151,8 @@ async def run_turn(
     add_user_content(session.messages, [{"type": "text", "text": prompt}])
     last_text = ""
     for _ in range(config.max_turns):
+        if config.on_history is not None:
+            await config.on_history()
         failures = 0
         while True:
             attempt = _Attempt(session, config, listener, make_context)
@@ -176,6 +180,8 @@ async def run_turn(
         last_text = _text_of(response.content) or last_text
         session.messages.append({"role": "assistant", "content": response.content})
         try:
+            if config.on_history is not None:  # inside the try: a cancel here still answers the calls
+                await config.on_history()
             if response.stop_reason == "max_tokens":
                 await attempt.executor.discard("streaming_fallback", MAX_TOKENS_NOTE)
                 outcomes = attempt.executor.outcomes()

@@ -26,13 +26,16 @@ from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
 from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.permission_state import PermissionState, is_settings_file
+from handrail.server.persistence import SessionArchive
 from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
+from handrail.server.retention import remove_old_session_files
 from handrail.server.session import Session, SessionCatalog, SessionStore
 from handrail.server.settings import AgentSettings, load_settings
 from handrail.server.storage import session_storage
 from handrail.server.system_prompt import system_prompt
 from handrail.server.watcher import WorkspaceWatcher
+from handrail.state import state_dir
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 
@@ -84,6 +87,7 @@ class HandrailServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
         )
         self.sessions = SessionStore()
+        self.archive = SessionArchive()
         self.document_watch = DocumentWatch()
         self.init_options: dict[str, Any] = {}
         self.pushed_settings: dict[str, Any] = {}
@@ -184,6 +188,8 @@ def create_server() -> HandrailServer:
 
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
+        retention = load_settings(None, ls.init_options).retention_days
+        ls.in_background(asyncio.to_thread(remove_old_session_files, state_dir() / "sessions", retention))
         if ls.init_options.get("watchFiles", True) is not False:
             ls.watcher = WorkspaceWatcher(asyncio.get_running_loop(), ls.on_disk_change)
             try:
@@ -360,6 +366,12 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     session = ls.sessions.get(params.session_id) if params.session_id else None
     if session is None:
         session = ls.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
+        if params.session_id:  # a session from before a restart continues from its transcript
+            session.starting = True
+            try:
+                session.messages[:0] = await ls.archive.load(session.id)
+            finally:
+                session.starting = False
     if session.busy:
         raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
     session.starting = True  # claimed before the first await, so a second ask sees it busy
@@ -413,6 +425,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         system=system_prompt(roots[0], roots, sent_names, deferred),
         definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
+        on_history=lambda: ls.archive.save(session),
     )
     if ls.shutting_down:
         end_progress(ls, token, "cancelled")
@@ -437,6 +450,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         log.exception("turn failed")
         result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
     await asyncio.to_thread(audit.flush)
+    await ls.archive.save(session)
     chat.turn_ended(result.stop_reason, result.text)
     end_progress(ls, token, result.stop_reason)
     return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}

@@ -17,6 +17,8 @@ class AgentSettings:
     model: ModelSettings
     max_turns: int = 50
     simple_tools: bool | None = None
+    # tool-result files and transcripts older than this are removed at start-up
+    retention_days: float = 30.0
 
 
 def _pick(sources: list[Mapping[str, Any]], key: str) -> Any:
@@ -47,6 +49,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         "maxTokens": env.get("HANDRAIL_MAX_TOKENS"),
         "retryBaseDelay": env.get("HANDRAIL_RETRY_BASE_DELAY"),
         "streamIdleTimeout": env.get("HANDRAIL_STREAM_IDLE_TIMEOUT"),
+        "sessionRetentionDays": env.get("HANDRAIL_SESSION_RETENTION_DAYS"),
     }
     sources.append(env_values)
     model = ModelSettings(
@@ -62,4 +65,5 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         model=model,
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,
+        retention_days=_number(_pick(sources, "sessionRetentionDays"), 30.0),
     )
