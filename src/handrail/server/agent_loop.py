@@ -14,6 +14,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from handrail.server.compaction import (
+    clear_old_tool_results,
+    estimate_tokens,
+    is_prompt_too_long,
+    needs_compaction,
+    summarize_older_turns,
+)
 from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
 from handrail.server.session import Session
 from handrail.tools.context import ToolUseContext
@@ -24,6 +31,8 @@ from handrail.tools.streaming_executor import StreamingToolExecutor
 log = logging.getLogger(__name__)
 
 MAX_TOKENS_NOTE = "The response hit the output token limit before this call was complete, so it was stopped."
+TOO_LONG_REASON = "The conversation no longer fits the model's context window; compacting it."
+MAX_COMPACTIONS = 2  # per request: clear old tool results, then summarize older turns
 
 
 class TurnListener(Protocol):
@@ -130,6 +139,25 @@ class _Attempt:
             _record_results(session, self.executor.outcomes())
 
 
+async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
+    """Shrink the history in place: level 1 clears old tool results, level 2 also summarizes older turns.
+
+    Level 1 goes on to summarize when clearing changed nothing. Returns whether the history changed.
+    """
+    before = estimate_tokens(session.messages)
+    compacted = clear_old_tool_results(session.messages)
+    if level >= 2 or estimate_tokens(compacted) >= before:
+        summarized = await summarize_older_turns(
+            config.model, config.system, config.definitions(), compacted
+        )
+        compacted = summarized if summarized is not None else compacted
+    if estimate_tokens(compacted) >= before:
+        return False
+    session.messages[:] = compacted
+    session.context_tokens = estimate_tokens(compacted)
+    return True
+
+
 async def _stream(session: Session, config: TurnConfig, attempt: _Attempt) -> ModelResponse:
     return await config.model.stream_once(
         system=config.system,
@@ -154,6 +182,9 @@ async def run_turn(
         if config.on_history is not None:
             await config.on_history()
         failures = 0
+        compactions = 0
+        if needs_compaction(session.context_tokens, config.model.settings.context_window):
+            await _compact(session, config, level=1)
         while True:
             attempt = _Attempt(session, config, listener, make_context)
             try:
@@ -163,6 +194,11 @@ async def run_turn(
                 await attempt.close_partial(session, interrupted=True)
                 raise
             except Exception as exc:
+                if is_prompt_too_long(exc) and not attempt.executor.started_any and compactions < MAX_COMPACTIONS:
+                    compactions += 1
+                    listener.retry(TOO_LONG_REASON)
+                    if await _compact(session, config, level=compactions):
+                        continue
                 retry = is_retryable(exc) and failures < config.model.settings.stream_retries
                 if attempt.executor.started_any or not retry:
                     # tools may have run: never replay the message; answer its calls instead
@@ -178,6 +214,7 @@ async def run_turn(
         if response is None:
             continue
         last_text = _text_of(response.content) or last_text
+        session.context_tokens = response.usage.get("input_tokens", 0) + response.usage.get("output_tokens", 0)
         session.messages.append({"role": "assistant", "content": response.content})
         try:
             if config.on_history is not None:  # inside the try: a cancel here still answers the calls

@@ -42,6 +42,8 @@ class ModelSettings:
     stream_idle_timeout: float = 90.0
     # a server's retry-after is honoured up to this many seconds
     max_retry_after: float = 60.0
+    # the model's context window in tokens: the history is compacted as the last request nears it
+    context_window: int = 200_000
 
 
 @dataclass(frozen=True)

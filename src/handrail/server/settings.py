@@ -50,6 +50,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         "retryBaseDelay": env.get("HANDRAIL_RETRY_BASE_DELAY"),
         "streamIdleTimeout": env.get("HANDRAIL_STREAM_IDLE_TIMEOUT"),
         "sessionRetentionDays": env.get("HANDRAIL_SESSION_RETENTION_DAYS"),
+        "contextWindow": env.get("HANDRAIL_CONTEXT_WINDOW"),
     }
     sources.append(env_values)
     model = ModelSettings(
@@ -59,6 +60,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         base_url=_pick(sources, "baseUrl"),
         retry_base_delay=_number(_pick(sources, "retryBaseDelay"), 0.5),
         stream_idle_timeout=_number(_pick(sources, "streamIdleTimeout"), 90.0),
+        context_window=int(_number(_pick(sources, "contextWindow"), 200_000)),
     )
     simple = _pick(sources[:2], "simpleTools")
     return AgentSettings(
