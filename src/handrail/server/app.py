@@ -23,6 +23,7 @@ from handrail.server.audit import AuditFile
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
+from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.permission_state import PermissionState, is_settings_file
@@ -98,6 +99,11 @@ class HandrailServer(LanguageServer):
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
+        if not self.protocol.answer_unreadable(error):
+            super().report_server_error(error, source)
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -215,6 +221,14 @@ def create_server() -> HandrailServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: HandrailServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.document_watch.changed()
+
+    @server.feature(TOO_LARGE_METHOD)
+    def on_too_large(ls: HandrailServer, params: Any) -> None:
+        message = refusal_message(to_plain(params))
+        if ls.protocol.msg_id is None:  # a notification: nobody gets an answer, so tell the user
+            ls.warn(message)
+            return
+        raise JsonRpcInvalidRequest(message)
 
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: HandrailServer, params: Any = None) -> None:
