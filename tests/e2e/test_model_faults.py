@@ -112,6 +112,7 @@ async def test_max_tokens_inside_a_tool_call_answers_it_without_running_it(
     assert result["text"] == "shorter now"
     (answer,) = tool_results(model.requests[1])
     assert answer["tool_use_id"] == cut.id and answer["is_error"]
-    assert MAX_TOKENS_NOTE in result_text(answer)
+    # depending on whether the executor saw the cut JSON before the stop reason, the answer says either
+    assert MAX_TOKENS_NOTE in result_text(answer) or "did not run" in result_text(answer)
     assert not (workspace / "cut.txt").exists()
     assert model.errors == []

@@ -36,6 +36,8 @@ from pygls.exceptions import (
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification
 
+from handrail.server.document_sync import apply_did_change
+
 # a notification nobody handles: what an already-answered bad request turns into
 ANSWERED = "$/handrail/answered"
 
@@ -72,6 +74,14 @@ class HandrailProtocol(LanguageServerProtocol):
             log.debug("dropped a late answer to cancelled request %s", msg_id)
             return
         super()._handle_response(msg_id, result, error)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        """Apply the changes the LSP way (see document_sync), then run the server's own handler."""
+        if apply_did_change(self.workspace, params) and (
+            handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        ) is not None:
+            yield handler, (params,), None
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
