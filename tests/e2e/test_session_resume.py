@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+from lsprotocol import types
+
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.server.transcript import INTERRUPTED_NOTE
 from handrail.tools.results import result_text
@@ -33,6 +35,10 @@ async def test_a_restarted_server_resumes_a_session_by_id(workspace: Path, model
     model.add(Reply.of(Text("alpha came first")))
     second = await _start(workspace, model)
     try:
+        # a client may name its session (setting its mode) before the first ask: the history still comes back
+        await second.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="handrail.setMode", arguments=[{"mode": "acceptEdits",
+                                                                               "sessionId": "kept"}]))
         result = await second.ask("which came first?", session_id="kept")
     finally:
         await _stop(second)

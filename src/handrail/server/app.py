@@ -380,16 +380,12 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
     session = ls.sessions.get(params.session_id) if params.session_id else None
     if session is None:
         session = ls.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
-        if params.session_id:  # a session from before a restart continues from its transcript
-            session.starting = True
-            try:
-                session.messages[:0] = await ls.archive.load(session.id)
-            finally:
-                session.starting = False
     if session.busy:
         raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
     session.starting = True  # claimed before the first await, so a second ask sees it busy
     try:
+        if params.session_id:  # a session from before a restart continues from its transcript
+            await ls.archive.resume(session)
         return await _run_ask(ls, session, params, roots)
     finally:
         session.starting = False

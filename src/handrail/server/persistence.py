@@ -16,11 +16,20 @@ class SessionArchive:
     def __init__(self) -> None:
         self._transcripts: dict[str, Transcript] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._resumed: set[str] = set()
 
     def _transcript(self, session_id: str) -> Transcript:
         if session_id not in self._transcripts:
             self._transcripts[session_id] = Transcript(session_storage(session_id) / TRANSCRIPT_NAME)
         return self._transcripts[session_id]
+
+    async def resume(self, session: Session) -> None:
+        """Give a session the history stored for its id, the first time it is asked for (if it has none yet)."""
+        if session.id in self._resumed:
+            return
+        self._resumed.add(session.id)
+        if not session.messages:
+            session.messages[:0] = await self.load(session.id)
 
     async def load(self, session_id: str) -> list[dict[str, Any]]:
         """The stored history of a session this server does not hold (empty if none), every tool_use answered."""
