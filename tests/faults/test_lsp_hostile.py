@@ -149,6 +149,26 @@ async def test_a_client_vanishing_mid_turn_leaves_nothing_running(
     assert len(model.requests) == 1  # the turn did not go on after the client left
 
 
+async def test_a_client_vanishing_during_a_search_leaves_no_ripgrep(
+    raw: RawClient, model: FakeModel, workspace: Path
+) -> None:
+    fifo = workspace / f"handrail-fifo-{os.getpid()}"
+    os.mkfifo(fifo)  # ripgrep blocks reading it until a writer comes: a search that never ends
+    model.add(Reply.of(ToolUse("Grep", {"pattern": "needle", "path": str(fifo)})), Reply.of(Text("never reached")))
+    await raw.initialize(workspace)
+    raw.send_request("workspace/executeCommand", {"command": "handrail.ask", "arguments": [{"prompt": "search"}]})
+    await raw.wait_for(lambda m: m.get("method") == "handrail/chat" and m["params"].get("kind") == "toolStart")
+    for _ in range(2000):  # the tool started; ripgrep shows up in the process table moments later
+        if _marked_processes(fifo.name):
+            break
+        await asyncio.sleep(0.01)
+    assert _marked_processes(fifo.name)
+
+    assert await raw.close_input() == 0
+    assert _marked_processes(fifo.name) == []
+    assert len(model.requests) == 1
+
+
 async def test_exit_without_shutdown_ends_the_process(raw: RawClient, workspace: Path) -> None:
     await raw.initialize(workspace)
     raw.notify("exit")
