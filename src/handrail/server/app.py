@@ -452,6 +452,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             turn.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await turn
+            await ls.archive.save(session)
             chat.turn_ended("cancelled", chat.streamed_text)
             end_progress(ls, token, "cancelled")
             raise
