@@ -36,18 +36,19 @@ class Transcript:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._ids: list[int] = []  # id() of each message dict written, in order
+        # the message dicts written, in order (held, not their id()s, which could be reused once freed)
+        self._written: list[dict[str, Any]] = []
         self._last_blocks = 0  # how many blocks of the last written message are on disk
 
     def mark_written(self, messages: Sequence[dict[str, Any]]) -> None:
         """Remember `messages` as already on disk (they were just loaded from it)."""
-        self._ids = [id(m) for m in messages]
+        self._written = list(messages)
         self._last_blocks = len(_content(messages[-1])) if messages else 0
 
     def pending(self, messages: Sequence[dict[str, Any]]) -> tuple[bool, list[str]]:
         """(rewrite, lines): the lines that bring the file up to `messages`; rewrite means start the file anew."""
-        written = len(self._ids)
-        rewrite = written > len(messages) or any(id(messages[i]) != self._ids[i] for i in range(written))
+        written = len(self._written)
+        rewrite = written > len(messages) or any(messages[i] is not self._written[i] for i in range(written))
         lines: list[str] = []
         if rewrite:
             written = 0
@@ -58,7 +59,7 @@ class Transcript:
             if extra:
                 lines.append(_line({"type": "message", "message": {"role": last["role"], "content": extra}}))
         lines += [_line({"type": "message", "message": m}) for m in messages[written:]]
-        self._ids = [id(m) for m in messages]
+        self._written = list(messages)
         self._last_blocks = len(_content(messages[-1])) if messages else 0
         return rewrite, lines
 
