@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from handrail.fake_model import FakeModel, Hold, HttpError, Malformed, Reply, Text, ToolUse
+from handrail.fake_model import Drop, FakeModel, Hold, HttpError, Malformed, Reply, StreamError, Text, ToolUse
 from handrail.server.agent_loop import MAX_TOKENS_NOTE
 from handrail.tools.results import result_text
 from tests.e2e.conftest import _editor
@@ -115,4 +115,34 @@ async def test_max_tokens_inside_a_tool_call_answers_it_without_running_it(
     # depending on whether the executor saw the cut JSON before the stop reason, the answer says either
     assert MAX_TOKENS_NOTE in result_text(answer) or "did not run" in result_text(answer)
     assert not (workspace / "cut.txt").exists()
+    assert model.errors == []
+
+
+def _read_then_more(workspace: Path) -> Reply:
+    return Reply.of(ToolUse("Read", {"file_path": str(workspace / "notes.txt")}), Text("and then"))
+
+
+@pytest.mark.parametrize("fault_kind", ["stall", "drop", "error-event", "malformed"])
+async def test_a_stream_failing_after_a_call_started_answers_it_and_never_replays_it(
+    impatient_editor: Editor, model: FakeModel, workspace: Path, fault_kind: str
+) -> None:
+    reply = _read_then_more(workspace)
+    fault = {
+        "stall": Hold(reply, after_blocks=1, partial_block=True),
+        "drop": Drop(after_blocks=1, reply=reply, partial_block=True),
+        "error-event": StreamError(after_blocks=1, reply=reply, partial_block=True),
+        "malformed": Malformed(after_blocks=1, reply=reply),
+    }[fault_kind]
+    model.add(fault, Reply.of(Text("recovered")))  # type: ignore[arg-type]
+    result = await impatient_editor.ask("read and say more")
+    assert result["text"] == "recovered"
+    history = model.requests[-1]["messages"]
+    (use,) = [b for b in history[1]["content"] if b["type"] == "tool_use"]
+    (answer,) = tool_results(model.requests[-1])
+    assert answer["tool_use_id"] == use["id"]
+    # the Read either finished or was stopped when the stream broke (a race); either way it started once
+    assert "alpha" in result_text(answer) or "stopped" in result_text(answer)
+    starts = [e for e in impatient_editor.chat if e["kind"] == "toolStart" and e["toolUseId"] == use["id"]]
+    assert len(starts) == 1
+    assert len(model.requests) == 2  # the broken message was not asked for again
     assert model.errors == []

@@ -190,7 +190,8 @@ class ModelClient:
         idle = self.settings.stream_idle_timeout
         loop = asyncio.get_running_loop()
         try:
-            # the deadline moves on with every event: it bounds silence, not the length of an answer
+            # the deadline moves on with every event: it bounds silence, not the length of an answer; the first
+            # wait covers the response headers and the SDK's own retries (whose waits it caps at 60 s)
             async with asyncio.timeout(idle) as deadline:
                 async with client.messages.stream(
                     model=self.settings.model,
