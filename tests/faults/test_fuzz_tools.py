@@ -14,10 +14,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from handrail.permissions.context import PermissionContext
+from handrail.permissions.settings import PermissionMode
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOptions, ToolUseContext
 from handrail.tools.execution import ToolUse
 from handrail.tools.file_state import FileStateCache
@@ -29,6 +31,13 @@ from tests.tools.support import ProgressRecorder
 
 TOOLS = all_base_tools()
 PATH_FIELDS = ("file_path", "path", "notebook_path")
+
+
+class DenyingPrompter:
+    """Denies whatever it is asked: what runs anyway was allowed by the permission pipeline alone."""
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        return PermissionAnswer("deny")
 
 
 class InsideOnlyPrompter:
@@ -97,14 +106,16 @@ def _calls(root: Path, sentinel: Path) -> st.SearchStrategy[list[tuple[str, Any]
     return st.lists(st.one_of(*by_schema, random), min_size=1, max_size=4)
 
 
-async def _run(calls: list[tuple[str, Any]], root: Path, input_errors: list[bool]) -> list[dict[str, Any]]:
+async def _run(
+    calls: list[tuple[str, Any]], root: Path, input_errors: list[bool], mode: PermissionMode
+) -> list[dict[str, Any]]:
     ctx = ToolUseContext(
         options=ToolOptions(cwd=root, workspace_roots=(root,), bash_timeout_ms=5000),
         fs=DiskFileSystem(),
         file_state=FileStateCache(),
-        prompter=InsideOnlyPrompter(root),
+        prompter=InsideOnlyPrompter(root) if mode == "default" else DenyingPrompter(),
         progress=ProgressRecorder(),
-        permission_context=PermissionContext(workspace_roots=(root,)),
+        permission_context=PermissionContext(workspace_roots=(root,), mode=mode),
     )
     executor = StreamingToolExecutor(TOOLS, lambda: ctx)
     ids = [f"toolu_fuzz_{i}" for i in range(len(calls))]
@@ -120,7 +131,10 @@ async def _run(calls: list[tuple[str, Any]], root: Path, input_errors: list[bool
     return blocks
 
 
-def test_random_tool_calls_keep_every_invariant(tmp_path: Path) -> None:
+# default: every edit is asked about, and the user allows those inside the workspace;
+# acceptEdits: edits inside the workspace run unasked, so path confinement alone must keep the rest out
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_random_tool_calls_keep_every_invariant(tmp_path: Path, mode: PermissionMode) -> None:
     root, sentinel = _layout(tmp_path)
     outside_before = _snapshot(sentinel)
     neighbours = sorted(p.name for p in tmp_path.iterdir())
@@ -131,7 +145,7 @@ def test_random_tool_calls_keep_every_invariant(tmp_path: Path) -> None:
         calls = data.draw(_calls(root, sentinel), label="calls")
         broken = data.draw(st.lists(st.booleans().filter(lambda b: not b) | st.just(True),
                                     min_size=len(calls), max_size=len(calls)), label="input_error")
-        blocks = asyncio.run(_run(calls, root, broken))
+        blocks = asyncio.run(_run(calls, root, broken, mode))
         seen.extend((name, bool(b.get("is_error"))) for (name, _), b in zip(calls, blocks, strict=True))
         assert _snapshot(sentinel) == outside_before
         assert sorted(p.name for p in tmp_path.iterdir()) == neighbours
