@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from handrail.server.compaction import (
     clear_old_tool_results,
+    context_size,
     estimate_tokens,
     is_prompt_too_long,
     needs_compaction,
@@ -23,6 +24,7 @@ from handrail.server.compaction import (
 )
 from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
 from handrail.server.session import Session
+from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
 from handrail.tools.protocol import Tool
@@ -66,6 +68,9 @@ class TurnConfig:
     max_turns: int = 50
     # called whenever messages were added to the history (to save the transcript)
     on_history: Callable[[], Awaitable[None]] | None = None
+    usage: TurnUsage | None = None
+    # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
+    reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
 
 
 def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
@@ -147,8 +152,9 @@ async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
     before = estimate_tokens(session.messages)
     compacted = clear_old_tool_results(session.messages)
     if level >= 2 or estimate_tokens(compacted) >= before:
+        on_usage = config.usage.add if config.usage is not None else None
         summarized = await summarize_older_turns(
-            config.model, config.system, config.definitions(), compacted
+            config.model, config.system, config.definitions(), compacted, on_usage=on_usage
         )
         compacted = summarized if summarized is not None else compacted
     if estimate_tokens(compacted) >= before:
@@ -213,8 +219,10 @@ async def run_turn(
                 await asyncio.sleep(config.model.retry_delay(failures, exc))
         if response is None:
             continue
+        if config.usage is not None:
+            config.usage.add(response.usage)
         last_text = _text_of(response.content) or last_text
-        session.context_tokens = response.usage.get("input_tokens", 0) + response.usage.get("output_tokens", 0)
+        session.context_tokens = context_size(response.usage)
         session.messages.append({"role": "assistant", "content": response.content})
         try:
             if config.on_history is not None:  # inside the try: a cancel here still answers the calls
@@ -233,4 +241,6 @@ async def run_turn(
             return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
         _record_results(session, outcomes)
         add_user_content(session.messages, blocks[len(outcomes) :])
+        if config.reminders is not None:
+            add_user_content(session.messages, await config.reminders(attempt.executor.uses))
     return TurnResult("max_turns", last_text)

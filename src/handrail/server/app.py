@@ -28,13 +28,17 @@ from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.permission_state import PermissionState, is_settings_file
 from handrail.server.persistence import SessionArchive
+from handrail.server.project_instructions import NestedInstructions, root_instructions
 from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
 from handrail.server.retention import remove_old_session_files
 from handrail.server.session import Session, SessionCatalog, SessionStore
+from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
 from handrail.server.storage import session_storage
+from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
+from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.state import state_dir
 from handrail.tools.context import ToolOptions, ToolUseContext
@@ -99,6 +103,7 @@ class HandrailServer(LanguageServer):
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
+        self.agent_catalogs = AgentCatalogSource(self.warn)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
@@ -247,6 +252,8 @@ def create_server() -> HandrailServer:
                 command.cancel()
             if pending:
                 await asyncio.wait(pending)
+        # background shells belong to their sessions: none outlives the server
+        await asyncio.gather(*(s.shell.close() for s in ls.sessions.all()), return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
         for client in ls._model_clients.values():
@@ -398,7 +405,13 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
-    pool = assemble_tool_pool(session.permission_context, simple=simple_mode(setting=settings.simple_tools))
+    simple = simple_mode(setting=settings.simple_tools)
+    agents_catalog = await ls.agent_catalogs.load(roots)
+    pool = assemble_tool_pool(
+        session.permission_context,
+        simple=simple,
+        extra_builtins=agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+    )
     catalog = SessionCatalog(session, pool)
     deferred = tuple(t.name for t in pool.deferred())
     sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
@@ -414,6 +427,22 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         session_id=session.id,
     )
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
+    instructions = await asyncio.to_thread(root_instructions, roots)
+    usage = TurnUsage()
+    agents = SubAgents(
+        parent=session,
+        tools=pool.tools,
+        catalog=agents_catalog,
+        model_settings=settings.model,
+        models=ls.model_client,
+        roots=roots,
+        instructions=instructions,
+        max_turns=settings.max_turns,
+        usage=usage,
+        chat=chat,
+        prompter=prompter,
+    )
+    todos = SessionTodos(session, chat)
 
     def make_context(current: Session) -> ToolUseContext:
         return ToolUseContext(
@@ -427,15 +456,20 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             catalog=catalog,
             audit=audit,
             permission_updates=current.updates,
+            shell=current.shell,
+            agents=agents,
+            todos=todos,
         )
 
     config = TurnConfig(
         model=ls.model_client(settings.model),
         tools=pool.tools,
-        system=system_prompt(roots[0], roots, sent_names, deferred),
+        system=system_prompt(roots[0], roots, sent_names, deferred, instructions),
         definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
         on_history=lambda: ls.archive.save(session),
+        usage=usage,
+        reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
     )
     if ls.shutting_down:
         end_progress(ls, token, "cancelled")
@@ -453,7 +487,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             with contextlib.suppress(asyncio.CancelledError):
                 await turn
             await ls.archive.save(session)
-            chat.turn_ended("cancelled", chat.streamed_text)
+            chat.turn_ended("cancelled", chat.streamed_text, usage.as_json())
             end_progress(ls, token, "cancelled")
             raise
         result = TurnResult("cancelled", chat.streamed_text)
@@ -462,6 +496,6 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
     await asyncio.to_thread(audit.flush)
     await ls.archive.save(session)
-    chat.turn_ended(result.stop_reason, result.text)
+    chat.turn_ended(result.stop_reason, result.text, usage.as_json())
     end_progress(ls, token, result.stop_reason)
     return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}

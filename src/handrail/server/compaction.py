@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from handrail.server.model_client import ModelClient
@@ -45,6 +45,12 @@ def is_prompt_too_long(exc: BaseException) -> bool:
 def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
     """A rough token count of a history (about four characters a token)."""
     return len(json.dumps(list(messages), default=str)) // 4
+
+
+def context_size(usage: Mapping[str, int]) -> int:
+    """Tokens a response's request and answer took, cached input included (it all counts against the window)."""
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+    return sum(int(usage.get(key) or 0) for key in keys)
 
 
 def needs_compaction(context_tokens: int, window: int) -> bool:
@@ -97,7 +103,9 @@ async def summarize_older_turns(
     system: str,
     tools: Sequence[dict[str, Any]],
     messages: Sequence[dict[str, Any]],
+    *,
     keep_turns: int = KEEP_TURNS,
+    on_usage: Callable[[Mapping[str, int]], None] | None = None,
 ) -> list[dict[str, Any]] | None:
     """The history with every turn but the last `keep_turns` replaced by a model-written summary.
 
@@ -118,6 +126,8 @@ async def summarize_older_turns(
         response = await model.stream_once(
             system=system, messages=older, tools=tools, on_text=lambda _: None, on_tool_use=lambda _: None
         )
+        if on_usage is not None:
+            on_usage(response.usage)
         summary = "".join(b.get("text", "") for b in response.content if b.get("type") == "text").strip()
     except Exception as exc:
         log.warning("summarizing the conversation failed: %s", exc)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 _RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
@@ -219,7 +219,12 @@ class ModelClient:
             # the SDK parses each SSE event as it comes: garbage surfaces as one of these
             raise StreamFault(f"malformed event stream ({type(exc).__name__}: {exc})") from exc
         content = [_as_param(block.model_dump(mode="json", exclude_none=True)) for block in final.content]
-        usage = {"input_tokens": final.usage.input_tokens, "output_tokens": final.usage.output_tokens}
+        usage = {
+            "input_tokens": final.usage.input_tokens,
+            "output_tokens": final.usage.output_tokens,
+            "cache_creation_input_tokens": final.usage.cache_creation_input_tokens or 0,
+            "cache_read_input_tokens": final.usage.cache_read_input_tokens or 0,
+        }
         return ModelResponse(content=content, stop_reason=final.stop_reason, usage=usage)
 
     async def close(self) -> None:
