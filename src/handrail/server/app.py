@@ -23,13 +23,16 @@ from handrail.server.audit import AuditFile
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
+from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.mcp_manager import McpManager, ask_with_message_request
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.permission_state import PermissionState, is_settings_file
+from handrail.server.persistence import SessionArchive
 from handrail.server.project_instructions import NestedInstructions, root_instructions
 from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
+from handrail.server.retention import remove_old_session_files
 from handrail.server.session import Session, SessionCatalog, SessionStore
 from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
@@ -38,6 +41,7 @@ from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_
 from handrail.server.system_prompt import system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
+from handrail.state import state_dir
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
@@ -92,6 +96,7 @@ class HandrailServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
         )
         self.sessions = SessionStore()
+        self.archive = SessionArchive()
         self.document_watch = DocumentWatch()
         self.init_options: dict[str, Any] = {}
         self.pushed_settings: dict[str, Any] = {}
@@ -104,6 +109,11 @@ class HandrailServer(LanguageServer):
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
         self.agent_catalogs = AgentCatalogSource(self.warn)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
+        if not self.protocol.answer_unreadable(error):
+            super().report_server_error(error, source)
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -196,6 +206,8 @@ def create_server() -> HandrailServer:
 
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
+        retention = load_settings(None, ls.init_options).retention_days
+        ls.in_background(asyncio.to_thread(remove_old_session_files, state_dir() / "sessions", retention))
         if ls.init_options.get("watchFiles", True) is not False:
             ls.watcher = WorkspaceWatcher(asyncio.get_running_loop(), ls.on_disk_change)
             try:
@@ -222,6 +234,14 @@ def create_server() -> HandrailServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: HandrailServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.document_watch.changed()
+
+    @server.feature(TOO_LARGE_METHOD)
+    def on_too_large(ls: HandrailServer, params: Any) -> None:
+        message = refusal_message(to_plain(params))
+        if ls.protocol.msg_id is None:  # a notification: nobody gets an answer, so tell the user
+            ls.warn(message)
+            return
+        raise JsonRpcInvalidRequest(message)
 
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: HandrailServer, params: Any = None) -> None:
@@ -393,6 +413,8 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
     session.starting = True  # claimed before the first await, so a second ask sees it busy
     try:
+        if params.session_id:  # a session from before a restart continues from its transcript
+            await ls.archive.resume(session)
         return await _run_ask(ls, session, params, roots)
     finally:
         session.starting = False
@@ -473,6 +495,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         system=system_prompt(roots[0], roots, sent_names, deferred, instructions),
         definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
+        on_history=lambda: ls.archive.save(session),
         usage=usage,
         reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
     )
@@ -491,6 +514,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             turn.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await turn
+            await ls.archive.save(session)
             chat.turn_ended("cancelled", chat.streamed_text, usage.as_json())
             end_progress(ls, token, "cancelled")
             raise
@@ -499,6 +523,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         log.exception("turn failed")
         result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
     await asyncio.to_thread(audit.flush)
+    await ls.archive.save(session)
     chat.turn_ended(result.stop_reason, result.text, usage.as_json())
     end_progress(ls, token, result.stop_reason)
     return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}

@@ -32,6 +32,8 @@ class Session:
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
     mode: PermissionMode | None = None
+    # tokens the last model request and its answer took (from the API's usage): when to compact
+    context_tokens: int = 0
     shell: ShellSession = field(default_factory=ShellSession)
     updates: PermissionUpdates = field(init=False)
     todos: tuple[TodoItem, ...] = ()
