@@ -35,8 +35,12 @@ async def test_minimal_tool_is_fail_closed(ctx: ToolUseContext) -> None:
 
 def test_builtin_tools_sorted_by_name() -> None:
     tools = builtin_tools()
-    expected = ["Bash", "Edit", "Glob", "Grep", "MultiEdit", "NotebookEdit", "Read", "Write"]
-    assert [tool.name for tool in tools] == expected
+    names = [tool.name for tool in tools]
+    assert names == sorted(names)
+    for name in ("Bash", "Edit", "Glob", "Grep", "MultiEdit", "NotebookEdit", "Read", "Write"):
+        assert name in names
+    for name in ("AskUserQuestion", "Diagnostics", "EnterPlanMode", "ExitPlanMode", "WebFetch"):
+        assert name in names
     assert all(tool.prompt and tool.search_hint for tool in tools)
 
 

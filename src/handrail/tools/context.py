@@ -9,8 +9,20 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from handrail.permissions.context import PermissionContext
+from handrail.tools.editor_diagnostics import EditorDiagnostics, NoDiagnostics
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
+from handrail.tools.modes import ModeControl
+from handrail.tools.questions import UserQuestions
+from handrail.tools.small_model import SmallModel
+
+
+@dataclass(frozen=True)
+class AgentOrigin:
+    """The sub-agent a call comes from: its Task call's tool_use id and description."""
+
+    tool_use_id: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -24,6 +36,7 @@ class PermissionRequest:
     reason: str
     diff: str | None = None
     suggestions: tuple[str, ...] = ()
+    agent: AgentOrigin | None = None
 
 
 @dataclass(frozen=True)
@@ -170,6 +183,11 @@ class ToolUseContext:
     catalog: ToolCatalog | None = None
     audit: AuditLog = field(default_factory=NullAudit)
     permission_updates: PermissionUpdates | None = None
+    # None where there is no user to ask / no session mode / no small model (sub-agents, tests)
+    questions: UserQuestions | None = None
+    modes: ModeControl | None = None
+    small_model: SmallModel | None = None
+    diagnostics: EditorDiagnostics = field(default_factory=NoDiagnostics)
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""
