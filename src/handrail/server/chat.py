@@ -60,6 +60,10 @@ class ChatChannel:
         """The user answered a permission prompt."""
         self._send("permission", toolUseId=tool_use_id, decision=decision)
 
+    def mode(self, mode: str) -> None:
+        """The session's permission mode changed."""
+        self._send("mode", mode=mode)
+
     def turn_ended(self, stop_reason: str, text: str) -> None:
         """A turn ended."""
         self._send("turnEnd", stopReason=stop_reason, text=text)

@@ -29,6 +29,8 @@ class Session:
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
     mode: PermissionMode | None = None
+    # the mode to go back to when plan mode ends (None: the server's default)
+    mode_before_plan: PermissionMode | None = None
     updates: PermissionUpdates = field(init=False)
 
     def __post_init__(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from handrail.server.model_client import DEFAULT_MODEL, ModelSettings
@@ -17,6 +17,11 @@ class AgentSettings:
     model: ModelSettings
     max_turns: int = 50
     simple_tools: bool | None = None
+    small_model: ModelSettings | None = None  # for WebFetch's answers; None: switched off
+
+
+DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
+SMALL_MODEL_MAX_TOKENS = 2048
 
 
 def _pick(sources: list[Mapping[str, Any]], key: str) -> Any:
@@ -46,6 +51,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         "maxTurns": env.get("HANDRAIL_MAX_TURNS"),
         "maxTokens": env.get("HANDRAIL_MAX_TOKENS"),
         "retryBaseDelay": env.get("HANDRAIL_RETRY_BASE_DELAY"),
+        "smallModel": env.get("HANDRAIL_SMALL_MODEL"),
     }
     sources.append(env_values)
     model = ModelSettings(
@@ -56,7 +62,13 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         retry_base_delay=_number(_pick(sources, "retryBaseDelay"), 0.5),
     )
     simple = _pick(sources[:2], "simpleTools")
+    small = _pick(sources, "smallModel")
+    off = small is False or (isinstance(small, str) and small.strip().lower() in {"none", "off", "false"})
+    small_model = None if off else replace(
+        model, model=str(small or DEFAULT_SMALL_MODEL), max_tokens=SMALL_MODEL_MAX_TOKENS
+    )
     return AgentSettings(
+        small_model=small_model,
         model=model,
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,
