@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -289,3 +290,31 @@ async def test_diagnostics_fed_back_after_an_edit(full_editor: Editor, model: Fa
     assert '2:12 error: "undefined" is not defined [pyright]' in text
     (listed,) = tool_results(model.requests[3])
     assert "app.py (1 error)" in result_text(listed)
+
+
+# ---------------------------------------------------------------- abandoned prompts
+
+
+async def _cancel_while_prompting(editor: Editor) -> dict[str, Any]:
+    editor.release_prompt = asyncio.Event()  # the user never answers in time
+    ask = asyncio.create_task(editor.ask("go", session_id="s1"))
+    await editor.prompt_started.wait()
+    await _command(editor, "handrail.cancel", {"sessionId": "s1"})
+    result = await ask
+    editor.release_prompt.set()
+    return result
+
+
+async def test_cancelling_the_turn_closes_the_open_prompts(full_editor: Editor, model: FakeModel) -> None:
+    model.add(Reply.of(ToolUse("Bash", {"command": "touch never.txt"})))
+    assert (await _cancel_while_prompting(full_editor))["stopReason"] == "cancelled"
+    bash_id = full_editor.prompts[0]["toolUseId"]
+    assert {"kind": "permission", "toolUseId": bash_id, "decision": "cancelled"} in [
+        {k: e.get(k) for k in ("kind", "toolUseId", "decision")} for e in full_editor.chat
+    ]
+    full_editor.prompt_started.clear()
+    model.add(Reply.of(ToolUse("AskUserQuestion", {"questions": QUESTIONS[:1]})))
+    assert (await _cancel_while_prompting(full_editor))["stopReason"] == "cancelled"
+    question_id = full_editor.prompts[1]["toolUseId"]
+    cancelled = [e for e in full_editor.chat if e["kind"] == "permission" and e["decision"] == "cancelled"]
+    assert [e["toolUseId"] for e in cancelled] == [bash_id, question_id]
