@@ -1,20 +1,13 @@
 -- `handrail/permission`: ask with vim.ui.select (and vim.ui.input for feedback), showing the diff
 -- in a floating window while the question is open.
 local api = vim.api
+local prompts = require('handrail.prompts')
 
 local M = {}
 
 local pending = {} ---@type table<string, table<integer, true>> diff windows by session id
 
-local function close_window(win)
-  if win and api.nvim_win_is_valid(win) then
-    local buf = api.nvim_win_get_buf(win)
-    pcall(api.nvim_win_close, win, true)
-    if api.nvim_buf_is_valid(buf) then
-      pcall(api.nvim_buf_delete, buf, { force = true })
-    end
-  end
-end
+local close_window = prompts.close_window
 
 --- A floating window with the diff, at the top of the editor; nil when there is no diff.
 local function show_diff(params)
@@ -123,13 +116,10 @@ function M.handler(_, params, _)
   local co, is_main = coroutine.running()
   local answer
   if co and not is_main then
-    ask(params, function(result)
-      -- resume later: vim.ui.select may call back synchronously, before we yield
-      vim.schedule(function()
-        coroutine.resume(co, result)
-      end)
-    end)
-    answer = coroutine.yield()
+    -- an abandoned prompt (turn cancelled) closes and comes back as nil; the server drops the answer
+    answer = prompts.wait(params.toolUseId, { win }, function(finish)
+      ask(params, finish)
+    end) or { decision = 'deny' }
   else
     -- no coroutine (older Neovim): a blocking list
     local items = M.choices(params)
