@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from pygls.workspace import TextDocument
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import Editor, server_env, start_editor, tool_results
+from tests.local_http import serve_http
 
 QUESTIONS = [
     {
@@ -179,12 +179,8 @@ class _Site(BaseHTTPRequestHandler):
 @pytest.fixture
 def site() -> Iterator[str]:
     """A small web site on 127.0.0.1 (an ephemeral port)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with serve_http(_Site) as url:
+        yield url
 
 
 async def test_web_fetch_answers_from_the_page_with_the_small_model(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from handrail.tools.editor_diagnostics import DiagnosticInfo, changed_lines, new
 from handrail.tools.errors import ToolError
 from handrail.tools.questions import PlanVerdict, Question
 from handrail.tools.web_page import FetchError, Page, Redirect, fetch_page, html_to_markdown, is_loopback, normalise_url
+from tests.local_http import serve_http
 
 from .support import run
 
@@ -217,12 +217,8 @@ class _Pages(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def pages() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    server.protocol_version = "HTTP/1.0"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with serve_http(_Pages) as url:
+        yield url
 
 
 async def test_fetch_limits_and_redirects(pages: str) -> None:

@@ -13,16 +13,6 @@ vim.ui.select = function(items, opts, on_choice)
   end
 end
 
-local function floats()
-  local n = 0
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_config(win).relative ~= '' then
-      n = n + 1
-    end
-  end
-  return n
-end
-
 H.run(function()
   H.open(vim.env.WORK_DIR .. '/app.py')
   H.stage('ask')
@@ -30,7 +20,7 @@ H.run(function()
   H.wait(8000, function()
     return late ~= nil
   end, 'the permission prompt')
-  R.floats_while_asking = floats()
+  R.floats_while_asking = H.float_count()
   H.stage('cancel')
   vim.cmd('HandrailCancel')
   H.wait(8000, function()
@@ -38,7 +28,7 @@ H.run(function()
   end, 'the cancelled turn to end')
   R.first = R.ask
   H.wait(2000, function()
-    return floats() == 0
+    return H.float_count() == 0
   end, 'the diff float to close')
   R.chat_after_cancel = require('handrail.chat').lines()
   H.stage('late answer')

@@ -218,6 +218,15 @@ def diff_check(
     return check
 
 
+def allow_check(message: str) -> Callable[[Any, ToolUseContext], Awaitable[PermissionCheck]]:
+    """A `check_permissions` hook that allows every call (for tools whose outcome the user decides anyway)."""
+
+    async def check(value: Any, ctx: ToolUseContext) -> PermissionCheck:
+        return PermissionCheck("allow", message)
+
+    return check
+
+
 def with_notes(text: str, *notes: str) -> str:
     """`text` followed by the non-empty notes, one paragraph each."""
     parts = [text, *(note for note in notes if note)]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from handrail.permissions.decision import PermissionCheck
-from handrail.tools.builtin._common import ToolInput
+from handrail.tools.builtin._common import ToolInput, allow_check
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
@@ -99,10 +98,6 @@ async def _call(value: AskUserQuestionInput, ctx: ToolUseContext) -> ToolResult:
     return ToolResult("\n".join(lines))
 
 
-async def _no_permission_needed(value: AskUserQuestionInput, ctx: ToolUseContext) -> PermissionCheck:
-    return PermissionCheck("allow", "asking the user needs no approval")
-
-
 ASK_USER_QUESTION = build_tool(
     name="AskUserQuestion",
     input_model=AskUserQuestionInput,
@@ -111,7 +106,7 @@ ASK_USER_QUESTION = build_tool(
     search_hint="ask the user a question choose option clarify",
     call=_call,
     is_read_only=lambda value: True,
-    check_permissions=_no_permission_needed,
+    check_permissions=allow_check("asking the user needs no approval"),
     summary=lambda value: "Ask: " + "; ".join(q.header for q in value.questions),
     interrupt_behavior="cancel",
 )

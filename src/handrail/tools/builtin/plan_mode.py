@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from handrail.permissions.decision import PermissionCheck
-from handrail.tools.builtin._common import ToolInput
+from handrail.tools.builtin._common import ToolInput, allow_check
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.modes import ModeControl
@@ -77,8 +76,7 @@ async def _exit(value: ExitPlanModeInput, ctx: ToolUseContext) -> ToolResult:
     )
 
 
-async def _no_permission_needed(value: object, ctx: ToolUseContext) -> PermissionCheck:
-    return PermissionCheck("allow", "switching into or out of plan mode is decided by the user's answer")
+_ALLOWED = allow_check("plan mode only restricts; leaving it is decided by the user's answer")
 
 
 ENTER_PLAN_MODE = build_tool(
@@ -89,7 +87,7 @@ ENTER_PLAN_MODE = build_tool(
     search_hint="plan mode plan before implementing",
     call=_enter,
     is_read_only=lambda value: True,
-    check_permissions=_no_permission_needed,
+    check_permissions=_ALLOWED,
     summary=lambda value: "Enter plan mode",
 )
 
@@ -101,7 +99,7 @@ EXIT_PLAN_MODE = build_tool(
     search_hint="plan approve exit plan mode",
     call=_exit,
     is_read_only=lambda value: True,
-    check_permissions=_no_permission_needed,
+    check_permissions=_ALLOWED,
     summary=lambda value: "Present the plan for approval",
     interrupt_behavior="cancel",
 )
