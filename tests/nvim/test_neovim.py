@@ -508,3 +508,24 @@ def test_plugin_closes_the_prompt_of_a_cancelled_turn(workspace: Path, model: Fa
         assert any(line.startswith("  ✗ Edit app.py") and "[cancelled]" in line for line in r["chat_after_cancel"])
         assert r["second"]["text"] == "Still here." and app.read_text() == APP
         assert "Error" not in r["messages"]
+
+
+def test_plugin_plan_approval(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    plan = "# Plan\n1. Capitalise the greeting"
+    model.add(
+        Reply.of(ToolUse("EnterPlanMode", {})),
+        Reply.of(ToolUse("ExitPlanMode", {"plan": plan})),
+        Reply.of(Text("Approved; starting.")),
+    )
+    run = run_nvim("plugin_plan", workspace, model, tmp_path, ANSWER="Approve plan")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        (select,) = r["selects"]
+        assert select["labels"] == ["Approve plan", "Keep planning", "Keep planning, with feedback…"]
+        (shown,) = select["floats"]
+        assert shown["filetype"] == "markdown" and shown["lines"] == plan.splitlines()
+        modes = [line for line in r["chat"] if line.startswith("  ◆")]
+        assert modes == ["  ◆ permission mode: plan", "  ◆ permission mode: default"]
+        (approved,) = tool_results(model.requests[2])
+        assert not approved.get("is_error") and "mode now: default" in result_text(approved)
