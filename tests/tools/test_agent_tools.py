@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import ValidationError
@@ -16,6 +16,7 @@ from handrail.tools.builtin.diagnostics import DIAGNOSTICS
 from handrail.tools.builtin.edit import EDIT
 from handrail.tools.builtin.plan_mode import ENTER_PLAN_MODE, EXIT_PLAN_MODE
 from handrail.tools.builtin.read import READ
+from handrail.tools.builtin.web_fetch import WEB_FETCH
 from handrail.tools.context import ToolUseContext
 from handrail.tools.editor_diagnostics import DiagnosticInfo, changed_lines, new_errors
 from handrail.tools.errors import ToolError
@@ -194,7 +195,10 @@ def test_html_becomes_markdown() -> None:
 
 
 class _Pages(BaseHTTPRequestHandler):
+    hits: ClassVar[list[str]] = []
+
     def do_GET(self) -> None:
+        self.hits.append(self.path)
         body = b"x" * 5000 if self.path == "/big" else b"plain text"
         if self.path == "/loop":
             self.send_response(302)
@@ -238,3 +242,11 @@ async def test_fetch_limits_and_redirects(pages: str) -> None:
     assert isinstance(away, Redirect) and away.target == "https://example.com/"
     with pytest.raises(FetchError, match="permission rules deny"):
         await fetch_page(f"{pages}/away", deny)
+
+
+async def test_web_fetch_keeps_a_page_for_a_while(pages: str, ctx: ToolUseContext) -> None:
+    url = f"{pages}/cached"
+    first = await run(WEB_FETCH, ctx, url=url, prompt="what is it?")
+    second = await run(WEB_FETCH, ctx, url=url, prompt="and again?")
+    assert "no small model is configured" in first and "plain text" in first and second == first
+    assert _Pages.hits.count("/cached") == 1

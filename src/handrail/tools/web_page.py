@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -48,6 +50,30 @@ class Redirect:
     target: str
     status: int
     reason: str
+
+
+class PageCache:
+    """Fetched pages by URL for a while (15 minutes), so asking again about a page does not fetch it again."""
+
+    def __init__(self, ttl_seconds: float = 15 * 60, most: int = 50) -> None:
+        self._ttl = ttl_seconds
+        self._most = most
+        self._pages: OrderedDict[str, tuple[float, Page]] = OrderedDict()
+
+    def get(self, url: str) -> Page | None:
+        """The page fetched for `url` within the time to live, if any."""
+        found = self._pages.get(url)
+        if found is None or time.monotonic() - found[0] > self._ttl:
+            self._pages.pop(url, None)
+            return None
+        return found[1]
+
+    def put(self, url: str, page: Page) -> None:
+        """Remember `page` as fetched for `url` now (the oldest go when there are too many)."""
+        self._pages[url] = (time.monotonic(), page)
+        self._pages.move_to_end(url)
+        while len(self._pages) > self._most:
+            self._pages.popitem(last=False)
 
 
 def is_loopback(host: str) -> bool:

@@ -12,11 +12,12 @@ from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import VALID, ToolResult, ValidationResult, build_tool
 from handrail.tools.small_model import SmallModelError
-from handrail.tools.web_page import FetchError, HopVerdict, Page, Redirect, fetch_page, normalise_url
+from handrail.tools.web_page import FetchError, HopVerdict, Page, PageCache, Redirect, fetch_page, normalise_url
 
 NAME = "WebFetch"
 MODEL_CONTENT_CHARS = 100_000
 FALLBACK_CHARS = 30_000
+PAGES = PageCache()  # per server process; a page asked about twice within 15 minutes is fetched once
 
 
 class WebFetchInput(ToolInput):
@@ -82,11 +83,15 @@ async def _call(value: WebFetchInput, ctx: ToolUseContext) -> ToolResult:
         decision = decide(facts, await check_fetch(hop, ctx), ctx.permission_context)
         return "follow" if decision.behavior == "allow" else decision.behavior
 
-    ctx.report(f"fetching {value.url}")
-    try:
-        fetched = await fetch_page(value.url, hop_allowed)
-    except FetchError as exc:
-        raise ToolError(str(exc)) from exc
+    fetched: Page | Redirect | None = PAGES.get(value.url)
+    if fetched is None:
+        ctx.report(f"fetching {value.url}")
+        try:
+            fetched = await fetch_page(value.url, hop_allowed)
+        except FetchError as exc:
+            raise ToolError(str(exc)) from exc
+        if isinstance(fetched, Page):
+            PAGES.put(value.url, fetched)
     if isinstance(fetched, Redirect):
         return ToolResult(
             f"REDIRECT DETECTED: {fetched.url} redirects (HTTP {fetched.status}) to {fetched.target}; it was not "
