@@ -56,6 +56,8 @@ class Editor:
     prompt_started: asyncio.Event = field(default_factory=asyncio.Event)
     release_prompt: asyncio.Event | None = None
     chat_arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    question_answers: deque[dict[str, Any] | None] = field(default_factory=deque)  # handrail/askUser results
+    after_edit: Callable[[TextDocument], None] | None = None  # e.g. a language server's diagnostics
 
     def uri(self, path: Path) -> str:
         """The URI the editor uses for `path`."""
@@ -110,6 +112,8 @@ class Editor:
                 assert isinstance(edit, types.TextEdit)
                 scratch.apply_change(types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text))
             self._set_text(uri, scratch.source)
+            if self.after_edit is not None:
+                self.after_edit(self.buffers[uri])
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def _create(self, uri: str) -> None:
@@ -166,9 +170,9 @@ class Editor:
         return [event["kind"] for event in self.chat]
 
 
-def capabilities(*, rich: bool, save: bool) -> types.ClientCapabilities:
-    """Capabilities of a VS Code-like client, with or without handrail's extensions."""
-    experimental: dict[str, Any] = {"handrail": {"permissionRequest": rich, "saveDocument": save}}
+def capabilities(*, rich: bool, save: bool, extra: dict[str, Any] | None = None) -> types.ClientCapabilities:
+    """Capabilities of a VS Code-like client, with or without handrail's extensions (`extra` adds flags)."""
+    experimental: dict[str, Any] = {"handrail": {"permissionRequest": rich, "saveDocument": save, **(extra or {})}}
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(work_done_progress=True),
         workspace=types.WorkspaceClientCapabilities(
@@ -190,6 +194,7 @@ async def start_editor(
     rich: bool = False,
     save: bool = True,
     init_options: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Editor:
     """Launch `handrail lsp` and initialize a session rooted at `root`."""
     client = make_test_lsp_client()
@@ -223,6 +228,14 @@ async def start_editor(
         answer = await editor.answer_prompt()
         return {"decision": answer} if answer else None
 
+    @client.feature("handrail/askUser")
+    async def _ask_user(params: Any) -> dict[str, Any] | None:
+        editor.prompts.append(to_plain(params))
+        editor.prompt_started.set()
+        if editor.release_prompt is not None:
+            await editor.release_prompt.wait()
+        return editor.question_answers.popleft() if editor.question_answers else None
+
     @client.feature("handrail/chat")
     def _chat(params: Any) -> None:
         editor.chat.append(to_plain(params))
@@ -231,7 +244,7 @@ async def start_editor(
     await client.start_io(*handrail_command(), env=env, cwd=str(root))
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(rich=rich, save=save),
+            capabilities=capabilities(rich=rich, save=save, extra=extra),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             initialization_options=init_options,

@@ -62,6 +62,17 @@ function H.open(path)
   return buf, client
 end
 
+--- How many floating windows are open.
+function H.float_count()
+  local n = 0
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      n = n + 1
+    end
+  end
+  return n
+end
+
 function H.lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end

@@ -436,3 +436,96 @@ def test_plugin_trust_option_off_sends_no_trust(project: Path, model: FakeModel,
         for request in (model.requests[1], model.requests[3]):
             (block,) = tool_results(request)
             assert block["is_error"] is True
+
+
+ASK_QUESTIONS = [
+    {
+        "question": "Which database?",
+        "header": "Database",
+        "options": [{"label": "SQLite", "description": "a file"}, {"label": "Redis", "description": "a server"}],
+    },
+    {
+        "question": "Which checks?",
+        "header": "Checks",
+        "multiSelect": True,
+        "options": [
+            {"label": "Lint", "description": "ruff"},
+            {"label": "Types", "description": "mypy"},
+            {"label": "Tests", "description": "pytest"},
+        ],
+    },
+]
+
+
+def test_plugin_asks_the_agents_questions(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(ToolUse("AskUserQuestion", {"questions": ASK_QUESTIONS})), Reply.of(Text("Noted.")))
+    answers = json.dumps(["Other", "Lint", "Tests", "Done"])
+    run = run_nvim("plugin_ask_user", workspace, model, tmp_path, ANSWERS=answers, FEEDBACK="Postgres")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["ask"]["stopReason"] == "end_turn"
+        database, lint, tests, done = r["selects"]
+        assert database["prompt"] == "[Database] Which database?" and database["kind"] == "handrail.askUser"
+        assert database["labels"] == ["SQLite — a file", "Redis — a server", "Other…"]
+        assert "Done" not in lint["labels"] and "Lint — ruff" not in tests["labels"]
+        assert done["prompt"] == "[Checks] Which checks? (chosen: Lint, Tests)" and done["labels"][-1] == "Done"
+        (block,) = tool_results(model.requests[1])
+        text = result_text(block)
+        assert not block.get("is_error")
+        assert '"Which database?" = "Postgres"' in text and '"Which checks?" = "Lint, Tests"' in text
+
+
+def test_plugin_forwards_diagnostics_after_an_edit(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    app = workspace / "app.py"
+    model.add(
+        _read(app),
+        _edit(app, "'hello ' + name", "undefined + name"),
+        Reply.of(ToolUse("Diagnostics", {})),
+        Reply.of(Text("Broken on purpose.")),
+    )
+    run = run_nvim("plugin_diagnostics", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["buffer"][1] == "    return undefined + name" and r["diagnostics"] == 1
+        (edited,) = tool_results(model.requests[2])
+        text = result_text(edited)
+        assert "1 new error(s) in the lines just changed" in text
+        assert '2:12 error: "undefined" is not defined [fakels]' in text
+        (listed,) = tool_results(model.requests[3])
+        assert "app.py (1 error)" in result_text(listed)
+
+
+def test_plugin_closes_the_prompt_of_a_cancelled_turn(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    app = workspace / "app.py"
+    model.add(_read(app), _edit(app, "'hello '", "'Hello '"), Reply.of(Text("Still here.")))
+    run = run_nvim("plugin_abandon", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["floats_while_asking"] == 1 and r["first"]["stopReason"] == "cancelled"
+        assert any(line.startswith("  ✗ Edit app.py") and "[cancelled]" in line for line in r["chat_after_cancel"])
+        assert r["second"]["text"] == "Still here." and app.read_text() == APP
+        assert "Error" not in r["messages"]
+
+
+def test_plugin_plan_approval(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    plan = "# Plan\n1. Capitalise the greeting"
+    model.add(
+        Reply.of(ToolUse("EnterPlanMode", {})),
+        Reply.of(ToolUse("ExitPlanMode", {"plan": plan})),
+        Reply.of(Text("Approved; starting.")),
+    )
+    run = run_nvim("plugin_plan", workspace, model, tmp_path, ANSWER="Approve plan")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        (select,) = r["selects"]
+        assert select["labels"] == ["Approve plan", "Keep planning", "Keep planning, with feedback…"]
+        (shown,) = select["floats"]
+        assert shown["filetype"] == "markdown" and shown["lines"] == plan.splitlines()
+        modes = [line for line in r["chat"] if line.startswith("  ◆")]
+        assert modes == ["  ◆ permission mode: plan", "  ◆ permission mode: default"]
+        (approved,) = tool_results(model.requests[2])
+        assert not approved.get("is_error") and "mode now: default" in result_text(approved)

@@ -164,6 +164,20 @@ def test_plan_mode_denies_what_is_not_read_only(ws: Path) -> None:
     assert _decide(_read(ws / "a"), context).behavior == "allow"
 
 
+def test_plan_mode_denies_changes_that_an_earlier_step_would_ask_about(ws: Path) -> None:
+    context = _ctx(ws, "plan", ask=("Write",))
+    cases = [
+        _edit(ws / ".git" / "config"),  # a safety check asks
+        _edit(ws.parent / "outside.txt"),  # outside the working directories
+        CallFacts("Write", False, None, (ws / "a",)),  # a tool-wide ask rule
+    ]
+    for facts in cases:
+        decision = _decide(facts, context)
+        assert decision.behavior == "deny" and decision.reason.type == "mode", facts
+    flagged = _decide(CallFacts("Bash", False, "rm -rf x"), context, PermissionCheck("ask", "flagged", safety=True))
+    assert flagged.behavior == "deny"
+
+
 def test_accept_edits_allows_file_edits_in_the_working_dirs(ws: Path) -> None:
     context = _ctx(ws, "acceptEdits")
     for tool in ("Edit", "Write", "MultiEdit", "NotebookEdit"):

@@ -23,6 +23,7 @@ local PERMISSION = {
   allow_always = 'always allowed',
   allowAlways = 'always allowed',
   deny = 'denied',
+  cancelled = 'cancelled',
 }
 local STOP = { end_turn = 'done' }
 
@@ -332,6 +333,11 @@ function handlers.permission(buf, turn, ev)
   local tool = tool_of(buf, turn, ev.toolUseId, nil, nil)
   tool.permission = PERMISSION[ev.decision] or ev.decision
   render_tool(buf, tool)
+end
+
+function handlers.mode(buf, turn, ev)
+  close_text(turn)
+  append(buf, { '  ◆ permission mode: ' .. tostring(ev.mode) })
 end
 
 function handlers.toolResult(buf, turn, ev)

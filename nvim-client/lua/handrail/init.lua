@@ -12,9 +12,12 @@
 -- After each ask, `User HandrailAskDone` fires with data = { sessionId, stopReason, text, error }.
 local api = vim.api
 
+local ask_user = require('handrail.ask_user')
 local chat = require('handrail.chat')
+local diagnostics = require('handrail.diagnostics')
 local edits = require('handrail.edits')
 local permission = require('handrail.permission')
+local prompts = require('handrail.prompts')
 local trust = require('handrail.trust')
 
 local M = {}
@@ -32,6 +35,7 @@ local defaults = {
   open_chat = true, -- show the chat when asking
   save_autocmds = false, -- run BufWrite* autocmds when saving an agent's edit (formatters!)
   trust = true, -- workspace trust from Neovim's trust database (false: handrail's own approvals only)
+  forward_diagnostics = true, -- send every buffer's diagnostics to handrail (the agent sees its errors)
   chat = { position = 'right', size = nil, preview_lines = 12 },
 }
 
@@ -63,22 +67,33 @@ local function send_initial_trust(params, config)
 end
 
 --- The handlers and capabilities handrail needs; usable in your own `vim.lsp.config` call.
---- With `opts.trust` (default true), workspace trust is taken from Neovim's trust database.
+--- With `opts.trust` (default true), workspace trust is taken from Neovim's trust database;
+--- `opts.diagnostics` (default true) declares that diagnostics are forwarded (see handrail.diagnostics).
 function M.client_config(opts)
   opts = opts or {}
   return {
     before_init = opts.trust ~= false and send_initial_trust or nil,
     capabilities = {
-      experimental = { handrail = { permissionRequest = true, saveDocument = true } },
+      experimental = {
+        handrail = {
+          permissionRequest = true,
+          saveDocument = true,
+          askUser = true,
+          diagnostics = opts.diagnostics ~= false,
+        },
+      },
     },
     handlers = {
       ['handrail/chat'] = function(_, params)
         chat.on_event(params)
         if params.kind == 'turnEnd' then
           permission.close_pending(params.sessionId)
+        elseif params.kind == 'permission' and params.decision == 'cancelled' then
+          prompts.abandon(params.toolUseId)
         end
       end,
       ['handrail/permission'] = permission.handler,
+      ['handrail/askUser'] = ask_user.handler,
       ['handrail/saveDocument'] = edits.save_document,
       ['workspace/applyEdit'] = edits.apply_edit,
     },
@@ -97,7 +112,8 @@ function M.setup(opts)
   chat.config = config.chat
   edits.config.save_autocmds = config.save_autocmds
 
-  local lsp = vim.tbl_deep_extend('force', M.client_config({ trust = config.trust }), {
+  local client_opts = { trust = config.trust, diagnostics = config.forward_diagnostics }
+  local lsp = vim.tbl_deep_extend('force', M.client_config(client_opts), {
     settings = config.settings,
     init_options = config.init_options,
     cmd_env = config.cmd_env,
@@ -107,6 +123,9 @@ function M.setup(opts)
   lsp.root_dir = config.root_dir
   lsp.filetypes = config.filetypes
   vim.lsp.config[config.name] = lsp -- replaces (rather than merges into) an earlier setup
+  if config.forward_diagnostics then
+    diagnostics.setup(config.name)
+  end
   if config.enable then
     vim.lsp.enable(config.name)
   end

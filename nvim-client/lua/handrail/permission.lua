@@ -1,30 +1,28 @@
 -- `handrail/permission`: ask with vim.ui.select (and vim.ui.input for feedback), showing the diff
 -- in a floating window while the question is open.
 local api = vim.api
+local prompts = require('handrail.prompts')
 
 local M = {}
 
 local pending = {} ---@type table<string, table<integer, true>> diff windows by session id
 
-local function close_window(win)
-  if win and api.nvim_win_is_valid(win) then
-    local buf = api.nvim_win_get_buf(win)
-    pcall(api.nvim_win_close, win, true)
-    if api.nvim_buf_is_valid(buf) then
-      pcall(api.nvim_buf_delete, buf, { force = true })
-    end
-  end
-end
+local close_window = prompts.close_window
+local PLAN_TOOL = 'ExitPlanMode' -- plan approval comes as a permission request for this tool
 
 --- A floating window with the diff, at the top of the editor; nil when there is no diff.
 local function show_diff(params)
-  if type(params.diff) ~= 'string' or params.diff == '' then
+  local text, filetype = params.diff, 'diff'
+  if params.tool == PLAN_TOOL and type(params.input) == 'table' then
+    text, filetype = params.input.plan, 'markdown' -- the plan to approve
+  end
+  if type(text) ~= 'string' or text == '' then
     return nil
   end
-  local lines = vim.split(params.diff:gsub('\n$', ''), '\n', { plain = true })
+  local lines = vim.split(text:gsub('\n$', ''), '\n', { plain = true })
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].filetype = 'diff'
+  vim.bo[buf].filetype = filetype
   vim.bo[buf].modifiable = false
   local width = 20
   for _, line in ipairs(lines) do
@@ -51,6 +49,13 @@ end
 
 --- The choices offered for `params`.
 function M.choices(params)
+  if params.tool == PLAN_TOOL then
+    return {
+      { label = 'Approve plan', answer = { decision = 'allow' } },
+      { label = 'Keep planning', answer = { decision = 'deny' } },
+      { label = 'Keep planning, with feedback…', feedback = true },
+    }
+  end
   local items = { { label = 'Allow once', answer = { decision = 'allow' } } }
   local rules = params.suggestions
   if type(rules) ~= 'table' or #rules == 0 then
@@ -67,6 +72,9 @@ function M.choices(params)
 end
 
 local function prompt_text(params)
+  if params.tool == PLAN_TOOL then
+    return 'handrail has a plan (shown above): approve it to leave plan mode and let it make changes?'
+  end
   local text = 'handrail wants to run ' .. (params.summary or params.tool or 'a tool')
   if params.reason and params.reason ~= '' then
     text = text .. ' (' .. params.reason .. ')'
@@ -123,13 +131,10 @@ function M.handler(_, params, _)
   local co, is_main = coroutine.running()
   local answer
   if co and not is_main then
-    ask(params, function(result)
-      -- resume later: vim.ui.select may call back synchronously, before we yield
-      vim.schedule(function()
-        coroutine.resume(co, result)
-      end)
-    end)
-    answer = coroutine.yield()
+    -- an abandoned prompt (turn cancelled) closes and comes back as nil; the server drops the answer
+    answer = prompts.wait(params.toolUseId, { win }, function(finish)
+      ask(params, finish)
+    end) or { decision = 'deny' }
   else
     -- no coroutine (older Neovim): a blocking list
     local items = M.choices(params)

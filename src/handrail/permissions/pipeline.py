@@ -8,7 +8,7 @@
    handrail's own settings and approvals (`~/.config/handrail`, `~/.local/state/handrail`) → ask
    (`safety_check`); writes outside the working directories → ask (`working_dir`)
    unless an allow rule names those paths explicitly
-6. the mode: `plan` denies what is not read-only; `bypassPermissions` allows;
+6. the mode: `plan` denies what is not read-only (also where an earlier step asked); `bypassPermissions` allows;
    `acceptEdits` allows file edits inside the working directories
 7. the tool's own check says ask → ask (a tool-wide allow rule overrides it)
 8. allow rules → allow (a compound shell command needs every part allowed)
@@ -65,6 +65,10 @@ def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext)
     try:
         with one_decision():
             decision = _decide(facts, check, context)
+        if context.mode == "plan" and not facts.read_only and decision.behavior == "ask":
+            # the asks before step 6 (ask rules, safety checks) must not let a change through in plan mode
+            message = f"plan mode: only read-only tools may run until the plan is approved ({decision.reason.message})"
+            return PermissionDecision("deny", DecisionReason("mode", message, decision.reason.rule), decision.diff)
         if context.mode == "dontAsk" and decision.behavior == "ask":
             message = f"dontAsk mode refuses anything that would need approval ({decision.reason.message})"
             return PermissionDecision("deny", DecisionReason("mode", message, decision.reason.rule), decision.diff)

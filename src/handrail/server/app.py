@@ -19,9 +19,11 @@ from handrail.permissions.context import PermissionContext
 from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
 from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
+from handrail.server.ask_user import LspQuestions
 from handrail.server.audit import AuditFile
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
+from handrail.server.diagnostics_store import DiagnosticsStore, EditorDiagnosticsView
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
 from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
@@ -34,8 +36,10 @@ from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
 from handrail.server.retention import remove_old_session_files
 from handrail.server.session import Session, SessionCatalog, SessionStore
+from handrail.server.session_modes import SessionModes, set_session_mode
 from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
+from handrail.server.small_model import ClientSmallModel
 from handrail.server.storage import session_storage
 from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
@@ -98,6 +102,7 @@ class HandrailServer(LanguageServer):
         self.sessions = SessionStore()
         self.archive = SessionArchive()
         self.document_watch = DocumentWatch()
+        self.diagnostics = DiagnosticsStore()
         self.init_options: dict[str, Any] = {}
         self.pushed_settings: dict[str, Any] = {}
         self.features = ClientFeatures()
@@ -278,6 +283,10 @@ def create_server() -> HandrailServer:
             raise JsonRpcInvalidParams(f"handrail.ask: {exc}") from exc
         return await _ask(ls, params)
 
+    @server.feature("handrail/diagnostics")
+    def on_diagnostics(ls: HandrailServer, params: Any) -> None:
+        ls.diagnostics.update(to_plain(params))
+
     @server.feature("handrail/didChangeTrust")
     async def on_trust(ls: HandrailServer, params: Any) -> None:
         trusted = field_of(params, "trusted")
@@ -306,9 +315,10 @@ def create_server() -> HandrailServer:
             ls.default_mode = params.mode
             for existing in ls.sessions.all():
                 ls.update_session_context(existing)
+                ChatChannel(ls, existing.id, None).mode(existing.permission_context.mode)
             return {"mode": params.mode, "scope": "server"}
-        session.mode = params.mode
-        ls.update_session_context(session)
+        set_session_mode(session, params.mode, ls.update_session_context)
+        ChatChannel(ls, session.id, None).mode(session.permission_context.mode)
         return {"mode": params.mode, "scope": "session", "sessionId": session.id}
 
     @server.command(PERMISSIONS_COMMAND)
@@ -447,6 +457,9 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         ls, ls.document_watch, lambda: ls.features.save_document, lambda: ls.features.create_files
     )
     prompter = LspPrompter(ls, ls.features, chat, ls.permission_state.persist_rule)
+    questions = LspQuestions(ls, ls.features, chat)
+    small_model = ClientSmallModel(ls.model_client(settings.small_model)) if settings.small_model else None
+    diagnostics = EditorDiagnosticsView(ls.diagnostics, fs, lambda: ls.features.diagnostics)
     options = ToolOptions(
         cwd=roots[0],
         workspace_roots=roots,
@@ -487,6 +500,10 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             shell=current.shell,
             agents=agents,
             todos=todos,
+            questions=questions,
+            modes=SessionModes(current, ls.update_session_context, chat),
+            small_model=small_model,
+            diagnostics=diagnostics,
         )
 
     config = TurnConfig(

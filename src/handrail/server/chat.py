@@ -68,6 +68,10 @@ class ChatChannel:
         """The user answered a permission prompt."""
         self._send("permission", toolUseId=tool_use_id, decision=decision)
 
+    def mode(self, mode: str) -> None:
+        """The session's permission mode changed."""
+        self._send("mode", mode=mode)
+
     def todos(self, todos: list[dict[str, str]]) -> None:
         """The session's task list changed (the whole list)."""
         self._send("todos", todos=todos)

@@ -18,6 +18,7 @@ class ClientFeatures:
     save_document: bool = False
     ask_user: bool = False
     create_files: bool = False
+    diagnostics: bool = False  # the client forwards its diagnostics (`handrail/diagnostics`)
 
     @classmethod
     def from_capabilities(cls, capabilities: types.ClientCapabilities | None) -> ClientFeatures:
@@ -28,6 +29,7 @@ class ClientFeatures:
             permission_request=field_of(handrail, "permissionRequest") is True,
             save_document=field_of(handrail, "saveDocument") is True,
             ask_user=field_of(handrail, "askUser") is True,
+            diagnostics=field_of(handrail, "diagnostics") is True,
             create_files=_can_create_files(capabilities),
         )
 

@@ -47,6 +47,17 @@ def message_text(request: PermissionRequest) -> str:
     return "\n".join(lines)
 
 
+async def send_cancellable(server: LanguageServer, method: str, params: Any) -> Any:
+    """Send a request to the client; if we are cancelled meanwhile, tell the client to close its prompt."""
+    msg_id = f"handrail-ask-{uuid.uuid4()}"
+    future = server.protocol.send_request(method, params, msg_id=msg_id)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        server.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
+        raise
+
+
 class LspPrompter:
     """Asks the user through the LSP client; implements the tool UserPrompter port."""
 
@@ -63,11 +74,15 @@ class LspPrompter:
         self._persist = persist
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
-        """Ask, and report the answer to the chat view."""
-        if self._features.permission_request:
-            answer = await self._ask_rich(request)
-        else:
-            answer = await self._ask_plain(request)
+        """Ask, and report the answer to the chat view (an abandoned prompt as "cancelled", so it can close)."""
+        try:
+            if self._features.permission_request:
+                answer = await self._ask_rich(request)
+            else:
+                answer = await self._ask_plain(request)
+        except asyncio.CancelledError:
+            self._chat.permission(request.tool_use_id, "cancelled")
+            raise
         if answer.decision == "allow_always" and answer.rule and answer.destination != "session":
             try:
                 await self._persist(answer.destination, answer.rule)
@@ -79,14 +94,7 @@ class LspPrompter:
         return answer
 
     async def _request(self, method: str, params: Any) -> Any:
-        """Send a request; if we are cancelled meanwhile, tell the client to close its prompt."""
-        msg_id = f"handrail-ask-{uuid.uuid4()}"
-        future = self._server.protocol.send_request(method, params, msg_id=msg_id)
-        try:
-            return await asyncio.wrap_future(future)
-        except asyncio.CancelledError:
-            self._server.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
-            raise
+        return await send_cancellable(self._server, method, params)
 
     async def _ask_plain(self, request: PermissionRequest) -> PermissionAnswer:
         rule = request.suggestions[0] if request.suggestions else request.tool_name
@@ -117,6 +125,8 @@ class LspPrompter:
             "diff": request.diff,
             "suggestions": list(request.suggestions),
         }
+        if request.agent is not None:
+            params["agent"] = {"toolUseId": request.agent.tool_use_id, "description": request.agent.description}
         answer = await self._request("handrail/permission", params)
         decision = field_of(answer, "decision")
         if decision == "allow":

@@ -43,6 +43,8 @@ ANSWERED = "$/handrail/answered"
 
 log = logging.getLogger(__name__)
 
+PLAIN_RESULT_METHODS = frozenset({"handrail/askUser"})
+
 
 class HandrailProtocol(LanguageServerProtocol):
     """The LSP protocol with real command cancellation and a safe shutdown."""
@@ -82,6 +84,12 @@ class HandrailProtocol(LanguageServerProtocol):
             handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         ) is not None:
             yield handler, (params,), None
+    def get_result_type(self, method: str) -> Any:  # type: ignore[override]  # pygls wraps its own in lru_cache
+        """Results of `handrail/askUser` stay plain dicts: their keys are question texts, which pygls's
+        namedtuples would rename."""
+        if method in PLAIN_RESULT_METHODS:
+            return types.ExecuteCommandResponse  # its `result` is LSPAny, which pygls leaves as JSON
+        return super().get_result_type(method)
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:

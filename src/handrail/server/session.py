@@ -35,6 +35,8 @@ class Session:
     # tokens the last model request and its answer took (from the API's usage): when to compact
     context_tokens: int = 0
     shell: ShellSession = field(default_factory=ShellSession)
+    # the mode to go back to when plan mode ends (None: the server's default)
+    mode_before_plan: PermissionMode | None = None
     updates: PermissionUpdates = field(init=False)
     todos: tuple[TodoItem, ...] = ()
     instruction_files: set[Path] = field(default_factory=set)  # nested instruction files already shown

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from handrail.server.model_client import DEFAULT_MODEL, ModelSettings
@@ -19,6 +19,11 @@ class AgentSettings:
     simple_tools: bool | None = None
     # tool-result files and transcripts older than this are removed at start-up
     retention_days: float = 30.0
+    small_model: ModelSettings | None = None  # for WebFetch's answers; None: switched off
+
+
+DEFAULT_SMALL_MODEL = "claude-haiku-5-5"
+SMALL_MODEL_MAX_TOKENS = 2048
 
 
 def _pick(sources: list[Mapping[str, Any]], key: str) -> Any:
@@ -51,6 +56,7 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         "streamIdleTimeout": env.get("HANDRAIL_STREAM_IDLE_TIMEOUT"),
         "sessionRetentionDays": env.get("HANDRAIL_SESSION_RETENTION_DAYS"),
         "contextWindow": env.get("HANDRAIL_CONTEXT_WINDOW"),
+        "smallModel": env.get("HANDRAIL_SMALL_MODEL"),
     }
     sources.append(env_values)
     model = ModelSettings(
@@ -63,7 +69,13 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         context_window=int(_number(_pick(sources, "contextWindow"), 200_000)),
     )
     simple = _pick(sources[:2], "simpleTools")
+    small = _pick(sources, "smallModel")
+    off = small is False or (isinstance(small, str) and small.strip().lower() in {"none", "off", "false"})
+    small_model = None if off else replace(
+        model, model=str(small or DEFAULT_SMALL_MODEL), max_tokens=SMALL_MODEL_MAX_TOKENS
+    )
     return AgentSettings(
+        small_model=small_model,
         model=model,
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,

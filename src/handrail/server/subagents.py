@@ -185,6 +185,8 @@ class SubAgents:
                 catalog=catalog,
                 agents=None,
                 todos=board,
+                questions=None,  # a sub-agent never asks the user questions or changes the session's mode
+                modes=None,
                 file_state=self.parent.file_state,
                 permission_updates=self.parent.updates,
             )

@@ -9,15 +9,20 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from handrail.permissions.context import PermissionContext
+from handrail.tools.editor_diagnostics import EditorDiagnostics, NoDiagnostics
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
+from handrail.tools.modes import ModeControl
+from handrail.tools.questions import UserQuestions
 from handrail.tools.shell_session import ShellSession
+from handrail.tools.small_model import SmallModel
 from handrail.tools.todos import TodoBoard
 
 
 @dataclass(frozen=True)
 class AgentOrigin:
     """Which sub-agent a request comes from: the parent's Task call and its description."""
+    """The sub-agent a call comes from: its Task call's tool_use id and description."""
 
     tool_use_id: str
     description: str
@@ -210,6 +215,11 @@ class ToolUseContext:
     shell: ShellSession | None = None  # the session's Bash working directory and background shells
     agents: SubAgentRunner | None = None
     todos: TodoBoard | None = None
+    # None where there is no user to ask / no session mode / no small model (sub-agents, tests)
+    questions: UserQuestions | None = None
+    modes: ModeControl | None = None
+    small_model: SmallModel | None = None
+    diagnostics: EditorDiagnostics = field(default_factory=NoDiagnostics)
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

@@ -11,11 +11,5 @@ H.run(function()
   H.ask('Shout beta')
   R.chat = require('handrail.chat').lines()
   R.windows_after = #vim.api.nvim_list_wins()
-  local floats = 0
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_config(win).relative ~= '' then
-      floats = floats + 1
-    end
-  end
-  R.floats_after = floats
+  R.floats_after = H.float_count()
 end)

@@ -6,6 +6,7 @@ import asyncio
 import difflib
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.paths import resolve
 from handrail.tools.context import ToolUseContext
+from handrail.tools.editor_diagnostics import write_diagnostics_note
 from handrail.tools.errors import ToolError
 from handrail.tools.file_state import ReadRecord
 from handrail.tools.filesystem import BinaryFileError, FileSnapshot, WriteConflictError, WriteOutcome
@@ -133,7 +135,11 @@ def require_read(ctx: ToolUseContext, path: Path) -> ReadRecord:
 async def write_and_record(
     ctx: ToolUseContext, path: Path, text: str, *, base: FileSnapshot | None, label: str
 ) -> WriteOutcome:
-    """Write `text` through the file-system port and remember it as what the model now knows."""
+    """Write `text` through the file-system port and remember it as what the model now knows.
+
+    The outcome's note also tells of new errors the editor reports in the changed lines.
+    """
+    before = ctx.diagnostics.current(path).get(path, ())
     try:
         outcome = await ctx.fs.write(path, text, base=base, label=label)
     except WriteConflictError as exc:
@@ -153,7 +159,9 @@ async def write_and_record(
             encoding=base.encoding if base is not None else "utf-8",
         )
     )
-    return outcome
+    old_text = base.text if base is not None else ""
+    errors = await write_diagnostics_note(ctx.diagnostics, path, old_text, text, before)
+    return replace(outcome, note="\n\n".join(n for n in (outcome.note, errors) if n)) if errors else outcome
 
 
 def validator(
@@ -206,6 +214,15 @@ def diff_check(
         except ToolError:
             return PermissionCheck("passthrough")
         return PermissionCheck("passthrough", diff=plan_diff(planned, ctx.options.cwd))
+
+    return check
+
+
+def allow_check(message: str) -> Callable[[Any, ToolUseContext], Awaitable[PermissionCheck]]:
+    """A `check_permissions` hook that allows every call (for tools whose outcome the user decides anyway)."""
+
+    async def check(value: Any, ctx: ToolUseContext) -> PermissionCheck:
+        return PermissionCheck("allow", message)
 
     return check
 

@@ -1,0 +1,140 @@
+"""The editor's diagnostics as the client forwards them (`handrail/diagnostics`), and the tools' view of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pygls.uris import to_fs_path
+
+from handrail.server.editor_fs import DocumentWatch, EditorFileSystem, path_to_uri
+from handrail.server.lsp_values import field_of
+from handrail.tools.editor_diagnostics import DiagnosticInfo
+
+WAIT_AFTER_WRITE_SECONDS = 1.5
+
+
+@dataclass(frozen=True)
+class _Entry:
+    version: int | None
+    serial: int  # the order notifications arrived in
+    diagnostics: tuple[DiagnosticInfo, ...]
+
+
+def _int(value: Any, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def diagnostic_from_lsp(value: Any) -> DiagnosticInfo | None:
+    """An LSP Diagnostic (as a dict) as tools see it; None when it is malformed."""
+    message = field_of(value, "message")
+    start = field_of(field_of(value, "range"), "start")
+    end = field_of(field_of(value, "range"), "end")
+    if not isinstance(message, str) or start is None:
+        return None
+    code = field_of(value, "code")
+    source = field_of(value, "source")
+    line = _int(field_of(start, "line"))
+    return DiagnosticInfo(
+        line=line,
+        character=_int(field_of(start, "character")),
+        end_line=max(line, _int(field_of(end, "line"), line)),
+        severity=_int(field_of(value, "severity"), 1),
+        message=message,
+        source=source if isinstance(source, str) else None,
+        code=str(code) if isinstance(code, int | str) and not isinstance(code, bool) else None,
+    )
+
+
+class DiagnosticsStore:
+    """The latest diagnostics per document URI, with the document version they are for."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._serial = 0
+        self.watch = DocumentWatch()
+
+    def update(self, params: Any) -> None:
+        """Take one `handrail/diagnostics` notification (malformed ones are ignored)."""
+        uri = field_of(params, "uri")
+        items = field_of(params, "diagnostics")
+        if not isinstance(uri, str) or not isinstance(items, list):
+            return
+        version = field_of(params, "version")
+        self._serial += 1
+        parsed = tuple(d for d in (diagnostic_from_lsp(item) for item in items) if d is not None)
+        self._entries[uri] = _Entry(version if isinstance(version, int) else None, self._serial, parsed)
+        self.watch.changed()
+
+    @property
+    def serial(self) -> int:
+        """How many notifications arrived so far."""
+        return self._serial
+
+    def entry(self, uri: str) -> _Entry | None:
+        """The latest entry for `uri`."""
+        return self._entries.get(uri)
+
+    def by_path(self) -> dict[Path, tuple[DiagnosticInfo, ...]]:
+        """Every file's diagnostics."""
+        found: dict[Path, tuple[DiagnosticInfo, ...]] = {}
+        for uri, entry in self._entries.items():
+            path = to_fs_path(uri)
+            if path is not None:
+                found[Path(path)] = entry.diagnostics
+        return found
+
+
+class EditorDiagnosticsView:
+    """Implements the tool EditorDiagnostics port over the store and the editor's open documents."""
+
+    def __init__(
+        self,
+        store: DiagnosticsStore,
+        fs: EditorFileSystem,
+        enabled: Callable[[], bool],
+        wait_seconds: float = WAIT_AFTER_WRITE_SECONDS,
+    ) -> None:
+        self._store = store
+        self._fs = fs
+        self._enabled = enabled
+        self._wait = wait_seconds
+
+    @property
+    def available(self) -> bool:
+        """Whether the client declared that it forwards diagnostics."""
+        return self._enabled()
+
+    def current(self, path: Path | None = None) -> Mapping[Path, tuple[DiagnosticInfo, ...]]:
+        """The latest diagnostics of `path` (or of every file)."""
+        everything = self._store.by_path()
+        if path is None:
+            return everything
+        found = {p: items for p, items in everything.items() if p == path}
+        if not found:
+            entry = self._store.entry(path_to_uri(path))
+            if entry is not None:
+                found[path] = entry.diagnostics
+        return found
+
+    async def after_write(self, path: Path) -> tuple[DiagnosticInfo, ...] | None:
+        """Wait (briefly) for the diagnostics of the document version just written; None when none came."""
+        document = self._fs.open_document(path) if self.available else None
+        if document is None:
+            return None
+        uri, version, serial = document.uri, document.version, self._store.serial
+
+        def arrived() -> bool:
+            entry = self._store.entry(uri)
+            if entry is None:
+                return False
+            if entry.version is None or version is None:
+                return entry.serial > serial  # unversioned: anything sent after the write
+            return entry.version >= version
+
+        if not await self._store.watch.wait_until(arrived, self._wait):
+            return None
+        entry = self._store.entry(uri)
+        return entry.diagnostics if entry is not None else None
