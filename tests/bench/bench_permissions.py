@@ -54,6 +54,10 @@ def median_decision(context: PermissionContext, facts: list[CallFacts]) -> float
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp).resolve()
+        for name in ("src/pkg7/a.py", "src/pkg39/b.py", "secrets3/key"):  # real calls name real files
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text("x")
+        (root / "docs").mkdir()
         rules = rules_for(root)
         full = PermissionContext(workspace_roots=(root,), cwd=root, allow=tuple(rules["allow"]),
                                  deny=tuple(rules["deny"]), ask=tuple(rules["ask"]))
