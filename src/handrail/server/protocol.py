@@ -1,4 +1,4 @@
-"""HandrailProtocol: pygls 2.1.1's protocol with three fixes the agent needs.
+"""HandrailProtocol: pygls 2.1.1's protocol with three fixes the agent needs, and its own document store.
 
 All three touch private pygls API, which is why pyproject pins pygls==2.1.1:
 re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
@@ -10,6 +10,8 @@ re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
 3. `shutdown` with requests in flight raises "dictionary changed size during
    iteration" (pygls#606); we iterate over a snapshot. (The server's own shutdown
    handler stops every turn first, so this guards requests sent outside turns.)
+
+Documents are kept by `server.documents` (`adopt_block_documents`), not by pygls's TextDocument.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from handrail.server.documents import block_workspace
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +44,11 @@ class HandrailProtocol(LanguageServerProtocol):
             return
         self.running_commands[msg_id] = task
         task.add_done_callback(lambda _: self.running_commands.pop(msg_id, None))
+
+    def adopt_block_documents(self) -> None:
+        """Keep open documents as `BlockDocument`s; call from the initialize handler, before any opens."""
+        if self._workspace is not None:
+            self._workspace = block_workspace(self._workspace)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         task = self.running_commands.pop(msg_id, None)
