@@ -10,3 +10,12 @@ fi
 .venv/bin/ruff check src tests
 .venv/bin/mypy
 .venv/bin/pytest "$@"
+# The VS Code extension (type check, lint, unit tests, the real server through the extension's protocol
+# handlers, the chat webview in headless Chromium) when Node is installed; HANDRAIL_SKIP_VSCODE=1 skips it.
+if [ -z "${HANDRAIL_SKIP_VSCODE:-}" ] && command -v npm >/dev/null 2>&1; then
+  cd vscode-client
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+  HANDRAIL_PYTHON="$PWD/../.venv/bin/python" npm test
+fi

@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ class Editor:
     encoding: str = "utf-16"
     prompt_started: asyncio.Event = field(default_factory=asyncio.Event)
     release_prompt: asyncio.Event | None = None
+    chat_arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     def uri(self, path: Path) -> str:
         """The URI the editor uses for `path`."""
@@ -143,6 +145,22 @@ class Editor:
         assert isinstance(result, dict)
         return result
 
+    async def cancel(self, session_id: str) -> Any:
+        """Run `handrail.cancel` for a session and return its result."""
+        return await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="handrail.cancel", arguments=[{"sessionId": session_id}])
+        )
+
+    async def wait_for_chat(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first chat notification (seen or to come) that `predicate` accepts (within ten seconds)."""
+        async with asyncio.timeout(10):
+            while True:
+                for event in self.chat:
+                    if predicate(event):
+                        return event
+                self.chat_arrived.clear()
+                await self.chat_arrived.wait()
+
     def chat_kinds(self) -> list[str]:
         """The kinds of chat notifications seen, in order."""
         return [event["kind"] for event in self.chat]
@@ -208,6 +226,7 @@ async def start_editor(
     @client.feature("handrail/chat")
     def _chat(params: Any) -> None:
         editor.chat.append(to_plain(params))
+        editor.chat_arrived.set()
 
     await client.start_io(*handrail_command(), env=env, cwd=str(root))
     await client.initialize_session(

@@ -77,10 +77,7 @@ async def test_cancel_while_permission_prompt_is_open(editor: Editor, model: Fak
     ask = asyncio.create_task(editor.ask("touch a file"))
     await editor.prompt_started.wait()
     session_id = editor.chat[0]["sessionId"]
-    cancelled = await editor.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="handrail.cancel", arguments=[{"sessionId": session_id}])
-    )
-    assert cancelled == {"cancelled": True}
+    assert await editor.cancel(session_id) == {"cancelled": True}
     result = await ask
     assert result["stopReason"] == "cancelled"
     assert not (workspace / "should-not-exist").exists()

@@ -34,9 +34,9 @@ def _offset(text: str, position: types.Position, encoding: str) -> int:
     content = lines[position.line].rstrip("\r\n")
     units = 0
     for index, char in enumerate(content):
-        if units >= position.character:
-            return start + index
         units += _units(char, encoding)
+        if units > position.character:  # inside a character: before it
+            return start + index
     return start + len(content)
 
 
@@ -57,7 +57,8 @@ def test_random_edits_match_the_reference(monkeypatch: pytest.MonkeyPatch, encod
             start = types.Position(rng.randint(0, lines + 1), rng.randint(0, 8))
             end = types.Position(rng.randint(start.line, lines + 1), rng.randint(0, 8))
             new = _random_text(rng, rng.randint(0, 6))
-            a, b = sorted((_offset(text, start, encoding), _offset(text, end, encoding)))
+            a = _offset(text, start, encoding)
+            b = max(a, _offset(text, end, encoding))
             text = text[:a] + new + text[b:]
             doc.apply_change(types.TextDocumentContentChangePartial(range=types.Range(start, end), text=new))
             assert doc.source == text

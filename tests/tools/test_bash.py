@@ -16,7 +16,7 @@ from handrail.tools.errors import ToolError
 from .support import recorder, run
 
 
-async def _gone(pid: int) -> bool:
+async def gone(pid: int) -> bool:
     """Wait until process `pid` has ended (signals land asynchronously), without polling.
 
     A pidfd becomes readable when its process terminates, zombie or reaped.
@@ -71,7 +71,7 @@ async def test_timeout_kills_the_process_group(ctx: ToolUseContext, tmp_path: Pa
         await run(BASH, ctx, command=f"sleep 30 & echo $! > {pid_file}; echo started; wait", timeout=300)
     assert "started" in str(info.value)
     assert "killed after 300 ms" in str(info.value)
-    assert await _gone(int(pid_file.read_text()))
+    assert await gone(int(pid_file.read_text()))
 
 
 async def test_timeout_is_capped_by_the_maximum(ctx: ToolUseContext, tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ async def test_cancellation_kills_the_process(ctx: ToolUseContext, tmp_path: Pat
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _gone(int(pid_file.read_text()))
+    assert await gone(int(pid_file.read_text()))
 
 
 async def test_abort_kills_the_process(ctx: ToolUseContext, tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ async def test_abort_kills_the_process(ctx: ToolUseContext, tmp_path: Path) -> N
     ctx.abort.set()
     with pytest.raises(ToolError, match="interrupted"):
         await task
-    assert await _gone(int(pid_file.read_text()))
+    assert await gone(int(pid_file.read_text()))
 
 
 async def test_leftover_background_processes_do_not_hold_the_call(ctx: ToolUseContext, tmp_path: Path) -> None:
@@ -105,10 +105,10 @@ async def test_leftover_background_processes_do_not_hold_the_call(ctx: ToolUseCo
     # The background sleep keeps the output pipe open; the call must still end when the shell does.
     text = await run(BASH, ctx, command=f"sleep 30 & echo $! > {pid_file}; echo done", timeout=20_000)
     assert text == "done"
-    assert await _gone(int(pid_file.read_text()))
+    assert await gone(int(pid_file.read_text()))
 
 
-async def test_background_is_refused_before_running(ctx: ToolUseContext) -> None:
+async def test_background_without_a_session_is_refused_before_running(ctx: ToolUseContext) -> None:
     check = await BASH.validate_input(BASH.input_model(command="sleep 1", run_in_background=True), ctx)
     assert not check.ok
-    assert "not available yet" in check.message
+    assert "need a session" in check.message

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule
+from handrail.tools.builtin import bash_permissions
 from handrail.tools.builtin.bash_permissions import check_for, verdict_for
 
 
 def _decide(command: str, context: PermissionContext) -> str:
-    check = check_for(verdict_for(command, context))
+    check = check_for(verdict_for(command, context), context)
     return decide(CallFacts("Bash", False, command), check, context).behavior
 
 
@@ -35,3 +38,54 @@ def test_unflagged_asks_come_with_suggestions(tmp_path: Path) -> None:
     check = check_for(verdict_for("npm test", context))
     assert check == PermissionCheck("ask", check.message, suggestions=check.suggestions)
     assert check.suggestions and not check.safety
+
+
+def _files_context(root: Path, **rules: tuple[str, ...]) -> PermissionContext:
+    parsed = {behavior: tuple(PermissionRule(*_split(text)) for text in texts) for behavior, texts in rules.items()}
+    return PermissionContext(workspace_roots=(root,), cwd=root, **parsed)
+
+
+def _split(text: str) -> tuple[str, str | None]:
+    tool, _, rest = text.partition("(")
+    return tool, rest[:-1] if rest else None
+
+
+def test_read_rules_meet_the_files_a_command_reads(tmp_path: Path) -> None:
+    context = _files_context(tmp_path, deny=("Read(./.env)",))
+    assert _decide("cat .env", context) == "deny"
+    assert _decide("grep KEY .env | head", context) == "deny"
+    assert _decide("cd sub && cat ../.env", context) == "deny"
+    assert _decide("wc -l < .env", context) == "deny"  # a redirect reads it too
+    assert _decide("cat README.md", context) == "allow"
+    (tmp_path / ".env").write_text("KEY=1\n")
+    (tmp_path / "a.py").write_text("")
+    assert _decide("cat .e*", context) == "deny"  # the wildcard names it
+    assert _decide("cat *", context) == "allow"  # `*` skips dot files, as in the shell
+    assert _decide("cat *.md", context) == "allow"  # names nothing: the literal pattern is checked
+    check = check_for(verdict_for("cat .env", context), context)
+    assert "Read(./.env)" in check.message
+
+
+def test_edit_rules_meet_the_files_a_command_writes(tmp_path: Path) -> None:
+    context = _files_context(tmp_path, deny=("Edit(./secrets/**)",), allow=("Bash(echo:*)",))
+    assert _decide("echo x > secrets/a", context) == "deny"
+    assert _decide("echo x >> notes/secrets.txt", context) == "allow"
+    assert _decide("cat secrets/a", context) == "allow"  # reading is not editing
+    asking = _files_context(tmp_path, ask=("Edit(./docs/**)",), allow=("Bash(echo:*)",))
+    assert _decide("echo x > docs/a.md", asking) == "ask"
+    assert _decide("echo x > docs/a.md", asking.with_mode("bypassPermissions")) == "ask"
+
+
+def test_a_wildcard_naming_too_many_files_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bash_permissions, "MAX_EXPANDED", 2)
+    for name in "abc":
+        (tmp_path / f"{name}.txt").write_text("")
+    context = _files_context(tmp_path, deny=("Read(./.env)",))
+    assert _decide("cat *.txt", context) == "ask"
+    assert _decide("cat *.txt", _files_context(tmp_path)) == "allow"  # no file rules: nothing to check
+
+
+def test_writes_outside_the_working_directories_ask(tmp_path: Path) -> None:
+    context = _files_context(tmp_path / "ws", allow=("Bash(echo:*)",))
+    assert _decide("echo x > ../elsewhere.txt", context) == "ask"
+    assert _decide("echo x > inside.txt", context) == "allow"

@@ -35,7 +35,10 @@ async def test_minimal_tool_is_fail_closed(ctx: ToolUseContext) -> None:
 
 def test_builtin_tools_sorted_by_name() -> None:
     tools = builtin_tools()
-    expected = ["Bash", "Edit", "Glob", "Grep", "MultiEdit", "NotebookEdit", "Read", "Write"]
+    expected = [
+        *("Bash", "BashOutput", "Edit", "Glob", "Grep", "KillShell"),
+        *("MultiEdit", "NotebookEdit", "Read", "TodoWrite", "Write"),
+    ]
     assert [tool.name for tool in tools] == expected
     assert all(tool.prompt and tool.search_hint for tool in tools)
 

@@ -1,11 +1,13 @@
 """A scripted fake of the Anthropic Messages API for tests and `handrail demo`."""
 
+from handrail.fake_model.conversations import Conversations, first_user_text
 from handrail.fake_model.script import (
     Block,
     Drop,
     Fault,
     Hold,
     HttpError,
+    Malformed,
     Reply,
     Script,
     Step,
@@ -19,11 +21,13 @@ from handrail.fake_model.sse import cut_index, encode_event, message_json, reply
 __all__ = [
     "EXHAUSTED_MESSAGE",
     "Block",
+    "Conversations",
     "Drop",
     "FakeModel",
     "Fault",
     "Hold",
     "HttpError",
+    "Malformed",
     "Reply",
     "Script",
     "Step",
@@ -32,6 +36,7 @@ __all__ = [
     "ToolUse",
     "cut_index",
     "encode_event",
+    "first_user_text",
     "message_json",
     "reply_events",
     "validate_request",

@@ -158,7 +158,20 @@ class Hold:
     abandoned: threading.Event = field(default_factory=threading.Event, compare=False)
 
 
-Fault: TypeAlias = HttpError | StreamError | Drop | Hold
+@dataclass(frozen=True)
+class Malformed:
+    """Start the SSE stream of `reply`, then send `data` (bytes that are no valid event) and end the stream.
+
+    Without streaming, the response is a 200 whose body is `data`.
+    """
+
+    after_blocks: int = 0
+    reply: Reply = Reply()
+    data: bytes = b"event: content_block_delta\ndata: {not json\n\n"
+    partial_block: bool = False
+
+
+Fault: TypeAlias = HttpError | StreamError | Drop | Hold | Malformed
 Step: TypeAlias = Reply | Fault | Callable[[dict[str, Any]], "Step"]
 """One scripted answer; a callable computes it from the request's JSON body."""
 

@@ -28,6 +28,7 @@ from handrail.fake_model.script import (
     Drop,
     Hold,
     HttpError,
+    Malformed,
     Reply,
     Script,
     Step,
@@ -335,6 +336,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(HttpError(status_for_error_type(error_type), error_type, step.message))
         elif isinstance(step, Drop):
             self._abort()
+        elif isinstance(step, Malformed):
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(step.data)))
+            self.end_headers()
+            self._headers_sent = True
+            self._write(step.data)
         elif isinstance(step, Hold):
             step.held.set()
             if self._hold(step):
@@ -366,6 +374,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._start_stream()
             self._send_events(events[:cut])
             self._abort()
+        elif isinstance(step, Malformed):
+            events = sse.reply_events(step.reply, model)
+            cut = sse.cut_index(events, step.after_blocks, step.partial_block)
+            self._start_stream()
+            self._send_events(events[:cut])
+            self._write(b"%x\r\n%s\r\n" % (len(step.data), step.data))
+            self._end_stream()
         elif isinstance(step, Hold):
             events = sse.reply_events(step.reply, model)
             cut = sse.cut_index(events, step.after_blocks, step.partial_block)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from handrail.permissions.bash import analyse
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
 from handrail.permissions.file_rules import call_candidates
@@ -35,8 +36,7 @@ from handrail.permissions.rules import (
     FILE_TOOLS,
     MCP_PREFIX,
     PermissionRule,
-    bash_specifier_matches,
-    bash_subcommands,
+    bash_rules_covering,
     rule_matches_call,
     url_host,
 )
@@ -84,6 +84,9 @@ def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) ->
 def _content_match(
     context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
 ) -> PermissionRule | None:
+    if facts.tool_name == "Bash":
+        covering = _bash_rules(context, behavior, facts, cwd)
+        return covering[0] if covering else None
     if facts.tool_name in FILE_TOOLS:  # every rule that covers a file tool is a path rule
         rules = context.file_rules(behavior, facts.tool_name, cwd)
         if not rules.rules:
@@ -98,24 +101,29 @@ def _content_match(
     return None
 
 
+def _bash_rules(
+    context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
+) -> tuple[PermissionRule, ...]:
+    """The Bash rules of `behavior` covering the command: one (cached) analysis under every Bash rule."""
+    return bash_rules_covering(
+        facts.rule_content,
+        cwd,
+        behavior=behavior,
+        allow=context.rules_for_tool("allow", "Bash"),
+        deny=context.rules_for_tool("deny", "Bash"),
+        ask=context.rules_for_tool("ask", "Bash"),
+        working_dirs=context.working_directories,
+    )
+
+
 def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -> tuple[PermissionRule, ...]:
     """The allow rules that together cover the call (empty when they do not)."""
     if (rule := _tool_wide(context, "allow", facts.tool_name)) is not None:
         return (rule,)
+    if facts.tool_name == "Bash":  # a line whose parts several rules cover together
+        return _bash_rules(context, "allow", facts, cwd)
     if (rule := _content_match(context, "allow", facts, cwd)) is not None:
         return (rule,)
-    if facts.tool_name == "Bash" and facts.rule_content:
-        parts = bash_subcommands(facts.rule_content)
-        if parts is None or len(parts) < 2:
-            return ()
-        bash_rules = [r for r in context.allow if r.tool == "Bash" and r.specifier is not None]
-        used: list[PermissionRule] = []
-        for part in parts:
-            rule = next((r for r in bash_rules if r.specifier and bash_specifier_matches(r.specifier, part)), None)
-            if rule is None:
-                return ()
-            used.append(rule)
-        return tuple(dict.fromkeys(used))
     return ()
 
 
@@ -146,8 +154,7 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     tool = facts.tool_name
     content = facts.rule_content
     if tool == "Bash":
-        parts = bash_subcommands(content) if content else None
-        return (f"Bash({parts[0]})",) if parts is not None and len(parts) == 1 else ()
+        return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
         paths = facts.paths or ((Path(content),) if content else ())
         family = "Edit" if tool in EDIT_TOOLS else "Read"

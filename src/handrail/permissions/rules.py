@@ -18,9 +18,9 @@ Forms:
 Parsing never raises; a malformed rule comes back as a `RuleError`. File rules are
 matched against absolute paths, both as written (made absolute, `..` folded) and fully
 resolved (`paths.resolve`): an allow rule must cover both, a deny or ask rule either.
-Bash allow rules with wildcards only cover simple commands: a compound command
-(`a && b`) is covered only when each part is (see `bash_subcommands`), and commands with
-substitutions, subshells or redirections are never covered by a wildcard allow rule.
+Bash rules are matched by the command analyser (`permissions.bash`), never as plain text:
+a deny or ask rule applies when it hits any part of the line (also inside `$()`, `bash -c`
+and wrappers); an allow rule only when every part is covered and nothing is flagged.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from handrail.permissions.bash import analysis, covering
 from handrail.permissions.file_rules import FileRules, MatchBehavior, call_candidates
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*(?:__\*)?)(?:\((?P<spec>.*)\))?$", re.DOTALL)
@@ -190,7 +190,12 @@ def rule_matches_call(
     if rule.specifier is None:
         return True
     if rule.tool == "Bash" and tool_name == "Bash":
-        return content is not None and _bash_rule_matches(rule.specifier, content, behavior)
+        single = {"allow": (), "deny": (), "ask": (), behavior: (rule,)}
+        return bool(
+            bash_rules_covering(
+                content, cwd, behavior=behavior, allow=single["allow"], deny=single["deny"], ask=single["ask"]
+            )
+        )
     if rule.tool in FILE_TOOLS and tool_name in FILE_TOOLS:
         targets = tuple(paths) or ((Path(content),) if content else ())
         return bool(targets) and _path_rule_matches(rule, targets, cwd, behavior)
@@ -202,110 +207,42 @@ def rule_matches_call(
 # ---------------------------------------------------------------------------- Bash
 
 
-@lru_cache(maxsize=512)
-def _bash_pattern(specifier: str) -> re.Pattern[str]:
-    tail = False
-    body = specifier
-    if body.endswith(":*"):
-        body, tail = body[:-2], True
-    elif body.endswith(" *"):
-        body, tail = body[:-2].rstrip(), True
-    regex = ".*".join(re.escape(part) for part in body.split("*"))
-    if tail:  # a prefix at a word boundary: `npm test:*` covers `npm test` and `npm test -x`, not `npm testing`
-        regex += r"(?:[ \t].*)?"
-    return re.compile(regex, re.DOTALL)
+def bash_specifiers(rules: Sequence[PermissionRule]) -> tuple[str, ...]:
+    """The specifiers of the Bash rules among `rules` (tool-wide ones left out), in order, once each."""
+    return tuple(dict.fromkeys(r.specifier for r in rules if r.tool == "Bash" and r.specifier is not None))
 
 
-def bash_specifier_matches(specifier: str, command: str) -> bool:
-    """Whether a Bash specifier matches one command string, taken as plain text."""
-    return specifier == command or _bash_pattern(specifier).fullmatch(command) is not None
+def bash_rules_covering(
+    command: str | None,
+    cwd: Path | None = None,
+    *,
+    behavior: MatchBehavior,
+    allow: Sequence[PermissionRule] = (),
+    deny: Sequence[PermissionRule] = (),
+    ask: Sequence[PermissionRule] = (),
+    working_dirs: Sequence[Path] = (),
+) -> tuple[PermissionRule, ...]:
+    """The Bash rules of `behavior` that cover `command`, judged by one analysis under all the given rules.
 
-
-def _bash_rule_matches(specifier: str, command: str, behavior: MatchBehavior) -> bool:
-    if specifier == command.strip():
-        return True
-    if behavior == "allow":
-        parts = bash_subcommands(command)
-        return parts is not None and len(parts) == 1 and bash_specifier_matches(specifier, parts[0])
-    return any(bash_specifier_matches(specifier, part) for part in bash_parts_for_deny(command))
-
-
-_OPERATORS = ("&&", "||", "|&", ";;", ";", "&", "|", "\n")
-_UNSAFE = ("$(", "`", "<(", ">(", "(", ")", ">", "<", "{", "}")
-# redirections that neither read nor write a file the rules could be about
-_HARMLESS_REDIRECT = re.compile(r"(?:[0-9]?>&[0-9]|(?:[0-9]|&)?>>?[ \t]*/dev/null)(?=[ \t;&|\n]|$)")
-_ASSIGNMENT = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"$`\\]*\"|[^\s'\"$`\\;&|<>()]*)[ \t]+)+")
-
-
-def bash_subcommands(command: str) -> tuple[str, ...] | None:
-    """The simple commands of a command line split at `;`, `&&`, `||`, `|`, `&` and newlines.
-
-    None when the line cannot be analysed safely: unbalanced quotes, command or process
-    substitution, subshells and groups, redirections, heredocs. Quoted text is kept as is.
-    The harmless redirections `2>&1`, `>&2` and `>/dev/null` (also `2>`, `&>`, `>>`) are dropped.
+    Without `working_dirs`, `cwd` (default: the process cwd) is the one working directory.
     """
-    parts: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    i = 0
-    while i < len(command):
-        char = command[i]
-        if quote == "'":
-            current.append(char)
-            if char == "'":
-                quote = None
-            i += 1
-            continue
-        if char == "\\":
-            current.append(command[i : i + 2])
-            i += 2
-            continue
-        if quote == '"':
-            if command.startswith("$(", i) or char == "`":
-                return None
-            current.append(char)
-            if char == '"':
-                quote = None
-            i += 1
-            continue
-        if char in "'\"":
-            quote = char
-            current.append(char)
-            i += 1
-            continue
-        if (i == 0 or command[i - 1] in " \t") and (harmless := _HARMLESS_REDIRECT.match(command, i)):
-            i = harmless.end()
-            continue
-        if any(command.startswith(unsafe, i) for unsafe in _UNSAFE):
-            return None
-        operator = next((op for op in _OPERATORS if command.startswith(op, i)), None)
-        if operator is not None:
-            parts.append("".join(current).strip())
-            current = []
-            i += len(operator)
-            continue
-        current.append(char)
-        i += 1
-    if quote is not None:
-        return None
-    parts.append("".join(current).strip())
-    return tuple(part for part in parts if part)
-
-
-_CRUDE_SPLIT = re.compile(r"&&|\|\||[;&|\n()`{}<>]|\$\(")
-
-
-def bash_parts_for_deny(command: str) -> tuple[str, ...]:
-    """Every text a deny or ask rule is tried on: the whole line and each part of it.
-
-    When the line cannot be split properly, a crude split at every operator, bracket
-    and substitution is used instead, so `echo $(rm -rf x)` still meets `Bash(rm:*)`.
-    """
-    parts = bash_subcommands(command)
-    if parts is None:
-        parts = tuple(p.strip() for p in _CRUDE_SPLIT.split(command) if p.strip())
-    bare = (_ASSIGNMENT.sub("", part) for part in parts)  # `FOO=1 rm -rf x` still meets `Bash(rm:*)`
-    return tuple(dict.fromkeys((command.strip(), *parts, *bare)))
+    if not command:
+        return ()
+    here = cwd if cwd is not None else Path(os.getcwd())
+    specifiers = {"allow": bash_specifiers(allow), "deny": bash_specifiers(deny), "ask": bash_specifiers(ask)}
+    if not specifiers[behavior]:
+        return ()
+    verdict = analysis(
+        command,
+        allow=specifiers["allow"],
+        deny=specifiers["deny"],
+        ask=specifiers["ask"],
+        cwd=here,
+        working_dirs=tuple(working_dirs) or (here,),
+    )
+    found = set(covering(verdict, specifiers[behavior], behavior))
+    rules = {"allow": allow, "deny": deny, "ask": ask}[behavior]
+    return tuple(r for r in rules if r.tool == "Bash" and r.specifier in found)
 
 
 # ---------------------------------------------------------------------------- paths

@@ -53,6 +53,8 @@ class SettingsFile(BaseModel):
 
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     hooks: dict[str, list[JsonValue]] | None = None
+    # MCP server definitions by name, kept raw: tools/mcp/config.py reads each one and reports its problems
+    mcp_servers: dict[str, dict[str, JsonValue]] | None = Field(default=None, alias="mcpServers")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class SettingsProblem:
 
 _MODE = TypeAdapter(PermissionMode)
 _HOOKS = TypeAdapter(dict[str, list[JsonValue]])
+_MCP_SERVERS = TypeAdapter(dict[str, dict[str, JsonValue]])
 _KNOWN = {"allow", "deny", "ask", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 
 
@@ -115,12 +118,17 @@ def parse_settings(
         problem("'permissions' must be an object")
     elif isinstance(permissions, Mapping):
         cleaned["permissions"] = _clean_permissions(permissions, problem)
-    hooks = raw.get("hooks")
-    if hooks is not None:
+    for key, adapter, shape in (
+        ("hooks", _HOOKS, "an object of lists"),
+        ("mcpServers", _MCP_SERVERS, "an object of server objects"),
+    ):
+        value = raw.get(key)
+        if value is None:
+            continue
         try:
-            cleaned["hooks"] = _HOOKS.validate_python(hooks)
+            cleaned[key] = adapter.validate_python(value)
         except ValidationError as exc:
-            problem(f"'hooks' must be an object of lists: {_first_error(exc)}")
+            problem(f"'{key}' must be {shape}: {_first_error(exc)}")
     try:
         return SettingsFile.model_validate(cleaned), tuple(problems)
     except ValidationError as exc:  # not expected: everything was checked above

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from handrail.server.compaction import (
+    clear_old_tool_results,
+    context_size,
+    estimate_tokens,
+    is_prompt_too_long,
+    needs_compaction,
+    summarize_older_turns,
+)
 from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
 from handrail.server.session import Session
+from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
 from handrail.tools.protocol import Tool
@@ -24,6 +33,8 @@ from handrail.tools.streaming_executor import StreamingToolExecutor
 log = logging.getLogger(__name__)
 
 MAX_TOKENS_NOTE = "The response hit the output token limit before this call was complete, so it was stopped."
+TOO_LONG_REASON = "The conversation no longer fits the model's context window; compacting it."
+MAX_COMPACTIONS = 2  # per request: clear old tool results, then summarize older turns
 
 
 class TurnListener(Protocol):
@@ -55,6 +66,11 @@ class TurnConfig:
     system: str
     definitions: Callable[[], list[dict[str, Any]]]
     max_turns: int = 50
+    # called whenever messages were added to the history (to save the transcript)
+    on_history: Callable[[], Awaitable[None]] | None = None
+    usage: TurnUsage | None = None
+    # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
+    reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
 
 
 def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
@@ -128,6 +144,26 @@ class _Attempt:
             _record_results(session, self.executor.outcomes())
 
 
+async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
+    """Shrink the history in place: level 1 clears old tool results, level 2 also summarizes older turns.
+
+    Level 1 goes on to summarize when clearing changed nothing. Returns whether the history changed.
+    """
+    before = estimate_tokens(session.messages)
+    compacted = clear_old_tool_results(session.messages)
+    if level >= 2 or estimate_tokens(compacted) >= before:
+        on_usage = config.usage.add if config.usage is not None else None
+        summarized = await summarize_older_turns(
+            config.model, config.system, config.definitions(), compacted, on_usage=on_usage
+        )
+        compacted = summarized if summarized is not None else compacted
+    if estimate_tokens(compacted) >= before:
+        return False
+    session.messages[:] = compacted
+    session.context_tokens = estimate_tokens(compacted)
+    return True
+
+
 async def _stream(session: Session, config: TurnConfig, attempt: _Attempt) -> ModelResponse:
     return await config.model.stream_once(
         system=config.system,
@@ -149,7 +185,12 @@ async def run_turn(
     add_user_content(session.messages, [{"type": "text", "text": prompt}])
     last_text = ""
     for _ in range(config.max_turns):
+        if config.on_history is not None:
+            await config.on_history()
         failures = 0
+        compactions = 0
+        if needs_compaction(session.context_tokens, config.model.settings.context_window):
+            await _compact(session, config, level=1)
         while True:
             attempt = _Attempt(session, config, listener, make_context)
             try:
@@ -159,6 +200,11 @@ async def run_turn(
                 await attempt.close_partial(session, interrupted=True)
                 raise
             except Exception as exc:
+                if is_prompt_too_long(exc) and not attempt.executor.started_any and compactions < MAX_COMPACTIONS:
+                    compactions += 1
+                    listener.retry(TOO_LONG_REASON)
+                    if await _compact(session, config, level=compactions):
+                        continue
                 retry = is_retryable(exc) and failures < config.model.settings.stream_retries
                 if attempt.executor.started_any or not retry:
                     # tools may have run: never replay the message; answer its calls instead
@@ -170,12 +216,17 @@ async def run_turn(
                     return TurnResult("error", describe_error(exc))
                 failures += 1
                 listener.retry(describe_error(exc))
-                await asyncio.sleep(config.model.retry_delay(failures))
+                await asyncio.sleep(config.model.retry_delay(failures, exc))
         if response is None:
             continue
+        if config.usage is not None:
+            config.usage.add(response.usage)
         last_text = _text_of(response.content) or last_text
+        session.context_tokens = context_size(response.usage)
         session.messages.append({"role": "assistant", "content": response.content})
         try:
+            if config.on_history is not None:  # inside the try: a cancel here still answers the calls
+                await config.on_history()
             if response.stop_reason == "max_tokens":
                 await attempt.executor.discard("streaming_fallback", MAX_TOKENS_NOTE)
                 outcomes = attempt.executor.outcomes()
@@ -190,4 +241,6 @@ async def run_turn(
             return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
         _record_results(session, outcomes)
         add_user_content(session.messages, blocks[len(outcomes) :])
+        if config.reminders is not None:
+            add_user_content(session.messages, await config.reminders(attempt.executor.uses))
     return TurnResult("max_turns", last_text)

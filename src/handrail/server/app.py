@@ -23,17 +23,27 @@ from handrail.server.audit import AuditFile
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
+from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
+from handrail.server.mcp_manager import McpManager, ask_with_message_request
 from handrail.server.model_client import ModelClient, ModelSettings
 from handrail.server.permission_state import PermissionState, is_settings_file
+from handrail.server.persistence import SessionArchive
+from handrail.server.project_instructions import NestedInstructions, root_instructions
 from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
+from handrail.server.retention import remove_old_session_files
 from handrail.server.session import Session, SessionCatalog, SessionStore
+from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
 from handrail.server.storage import session_storage
+from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
+from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
+from handrail.state import state_dir
 from handrail.tools.context import ToolOptions, ToolUseContext
+from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 
 log = logging.getLogger(__name__)
@@ -43,6 +53,8 @@ CANCEL_COMMAND = "handrail.cancel"
 SET_MODE_COMMAND = "handrail.setMode"
 PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
+MCP_STATUS_COMMAND = "handrail.mcpStatus"
+APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
@@ -84,6 +96,7 @@ class HandrailServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.sessions = SessionStore()
+        self.archive = SessionArchive()
         self.document_watch = DocumentWatch()
         self.init_options: dict[str, Any] = {}
         self.pushed_settings: dict[str, Any] = {}
@@ -91,9 +104,16 @@ class HandrailServer(LanguageServer):
         self.watcher: WorkspaceWatcher | None = None
         self._model_clients: dict[ModelSettings, ModelClient] = {}
         self.permission_state = PermissionState(self.workspace_roots, lambda: self.init_options, self.warn)
+        self.mcp = McpManager(self, self.permission_state, self.workspace_roots)
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
+        self.agent_catalogs = AgentCatalogSource(self.warn)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
+        if not self.protocol.answer_unreadable(error):
+            super().report_server_error(error, source)
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -158,6 +178,8 @@ class HandrailServer(LanguageServer):
         """A file changed on disk: mark it in every session that read it with other content."""
         if is_settings_file(path) and self.permission_state.current is not None:
             self.in_background(self.refresh_permissions())
+        if is_settings_file(path) or path.name == MCP_JSON:  # a changed definition stops until approved again
+            self.in_background(self.mcp.sync())
         for session in self.sessions.all():
             record = session.file_state.get(path)
             if record is not None and record.content_hash != content_hash:
@@ -185,6 +207,8 @@ def create_server() -> HandrailServer:
 
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
+        retention = load_settings(None, ls.init_options).retention_days
+        ls.in_background(asyncio.to_thread(remove_old_session_files, state_dir() / "sessions", retention))
         if ls.init_options.get("watchFiles", True) is not False:
             ls.watcher = WorkspaceWatcher(asyncio.get_running_loop(), ls.on_disk_change)
             try:
@@ -192,6 +216,7 @@ def create_server() -> HandrailServer:
             except Exception as exc:  # e.g. out of inotify watches: work on without the watcher
                 log.warning("file watcher not started: %s", exc)
                 ls.watcher = None
+        ls.in_background(ls.mcp.sync())  # servers connect in the background; no turn waits for them
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(ls: HandrailServer, params: types.DidChangeConfigurationParams) -> None:
@@ -211,6 +236,14 @@ def create_server() -> HandrailServer:
     def on_close(ls: HandrailServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.document_watch.changed()
 
+    @server.feature(TOO_LARGE_METHOD)
+    def on_too_large(ls: HandrailServer, params: Any) -> None:
+        message = refusal_message(to_plain(params))
+        if ls.protocol.msg_id is None:  # a notification: nobody gets an answer, so tell the user
+            ls.warn(message)
+            return
+        raise JsonRpcInvalidRequest(message)
+
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: HandrailServer, params: Any = None) -> None:
         ls.shutting_down = True  # no new turn starts from here on
@@ -228,8 +261,11 @@ def create_server() -> HandrailServer:
                 command.cancel()
             if pending:
                 await asyncio.wait(pending)
+        # background shells belong to their sessions: none outlives the server
+        await asyncio.gather(*(s.shell.close() for s in ls.sessions.all()), return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
+        await ls.mcp.stop_all()
         for client in ls._model_clients.values():
             with contextlib.suppress(Exception):
                 await client.close()
@@ -248,6 +284,7 @@ def create_server() -> HandrailServer:
         trusted = field_of(params, "trusted")
         ls.permission_state.client_trusted = trusted if isinstance(trusted, bool) else None
         await ls.refresh_permissions()
+        await ls.mcp.sync(reload=False)
 
     @server.command(SET_MODE_COMMAND)
     async def set_mode(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -289,6 +326,18 @@ def create_server() -> HandrailServer:
         for session in ls.sessions.all():
             ls.update_session_context(session)
         return {"approved": approved}
+
+    @server.command(MCP_STATUS_COMMAND)
+    async def mcp_status(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        await ls.mcp.sync()
+        return ls.mcp.status()
+
+    @server.command(APPROVE_MCP_COMMAND)
+    async def approve_mcp(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        name = field_of(_single_argument(args), "name")
+        if not isinstance(name, str) or not name:
+            raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
+        return await ls.mcp.approve(name)
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -365,6 +414,8 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
     session.starting = True  # claimed before the first await, so a second ask sees it busy
     try:
+        if params.session_id:  # a session from before a restart continues from its transcript
+            await ls.archive.resume(session)
         return await _run_ask(ls, session, params, roots)
     finally:
         session.starting = False
@@ -373,11 +424,23 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
 async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
     await ls.permission_state.refresh()
     await _offer_project_approval(ls)
+    await ls.mcp.sync(reload=False)
+    await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
     ls.update_session_context(session)
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
-    pool = assemble_tool_pool(session.permission_context, simple=simple_mode(setting=settings.simple_tools))
+    simple = simple_mode(setting=settings.simple_tools)
+    agents_catalog = await ls.agent_catalogs.load(roots)
+    pool = assemble_tool_pool(
+        session.permission_context,
+        ls.mcp.tools(),
+        simple=simple,
+        extra_builtins=(
+            *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+            *ls.mcp.resource_tools(),
+        ),
+    )
     catalog = SessionCatalog(session, pool)
     deferred = tuple(t.name for t in pool.deferred())
     sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
@@ -393,6 +456,22 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         session_id=session.id,
     )
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
+    instructions = await asyncio.to_thread(root_instructions, roots)
+    usage = TurnUsage()
+    agents = SubAgents(
+        parent=session,
+        tools=pool.tools,
+        catalog=agents_catalog,
+        model_settings=settings.model,
+        models=ls.model_client,
+        roots=roots,
+        instructions=instructions,
+        max_turns=settings.max_turns,
+        usage=usage,
+        chat=chat,
+        prompter=prompter,
+    )
+    todos = SessionTodos(session, chat)
 
     def make_context(current: Session) -> ToolUseContext:
         return ToolUseContext(
@@ -406,14 +485,20 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             catalog=catalog,
             audit=audit,
             permission_updates=current.updates,
+            shell=current.shell,
+            agents=agents,
+            todos=todos,
         )
 
     config = TurnConfig(
         model=ls.model_client(settings.model),
         tools=pool.tools,
-        system=system_prompt(roots[0], roots, sent_names, deferred),
+        system=system_prompt(roots[0], roots, sent_names, deferred, instructions),
         definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
+        on_history=lambda: ls.archive.save(session),
+        usage=usage,
+        reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
     )
     if ls.shutting_down:
         end_progress(ls, token, "cancelled")
@@ -430,7 +515,8 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             turn.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await turn
-            chat.turn_ended("cancelled", chat.streamed_text)
+            await ls.archive.save(session)
+            chat.turn_ended("cancelled", chat.streamed_text, usage.as_json())
             end_progress(ls, token, "cancelled")
             raise
         result = TurnResult("cancelled", chat.streamed_text)
@@ -438,6 +524,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         log.exception("turn failed")
         result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
     await asyncio.to_thread(audit.flush)
-    chat.turn_ended(result.stop_reason, result.text)
+    await ls.archive.save(session)
+    chat.turn_ended(result.stop_reason, result.text, usage.as_json())
     end_progress(ls, token, result.stop_reason)
     return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}

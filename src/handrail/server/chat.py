@@ -20,9 +20,17 @@ class ChatChannel:
         self.session_id = session_id
         self._token = progress_token
         self.streamed_text = ""
+        self._parents: dict[str, str] = {}  # a sub-agent's tool call → the Task call that started the agent
 
     def _send(self, kind: str, **fields: Any) -> None:
+        parent = self._parents.get(fields.get("toolUseId", ""))
+        if parent is not None:
+            fields["parentToolUseId"] = parent
         self._server.protocol.notify(CHAT_METHOD, {"sessionId": self.session_id, "kind": kind, **fields})
+
+    def adopt(self, tool_use_id: str, parent_tool_use_id: str) -> None:
+        """Mark a call as a sub-agent's: its events carry `parentToolUseId` from now on."""
+        self._parents[tool_use_id] = parent_tool_use_id
 
     def _report(self, message: str) -> None:
         if self._token is not None:
@@ -60,9 +68,14 @@ class ChatChannel:
         """The user answered a permission prompt."""
         self._send("permission", toolUseId=tool_use_id, decision=decision)
 
-    def turn_ended(self, stop_reason: str, text: str) -> None:
-        """A turn ended."""
-        self._send("turnEnd", stopReason=stop_reason, text=text)
+    def todos(self, todos: list[dict[str, str]]) -> None:
+        """The session's task list changed (the whole list)."""
+        self._send("todos", todos=todos)
+
+    def turn_ended(self, stop_reason: str, text: str, usage: dict[str, int] | None = None) -> None:
+        """A turn ended (with the tokens its model requests used)."""
+        extra = {"usage": usage} if usage is not None else {}
+        self._send("turnEnd", stopReason=stop_reason, text=text, **extra)
 
 
 async def begin_progress(server: LanguageServer, title: str) -> str | None:

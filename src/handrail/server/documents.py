@@ -43,20 +43,21 @@ def _split(text: str) -> list[str]:
 
 
 def _column(line: str, character: int, encoding: str) -> int:
-    """The index in `line` (without its break) of a position counted in the client's units, clamped to the line."""
+    """The index in `line` (without its break) of a position counted in the client's units, clamped to the
+    line; a position inside a character is before it (as `positions.offset_at`)."""
     if character <= 0:
         return 0
     if line.isascii() or encoding == types.PositionEncodingKind.Utf32:
         return min(character, len(line))
     units = 0
     for index, char in enumerate(line):
-        if units >= character:
-            return index
         code = ord(char)
         if encoding == types.PositionEncodingKind.Utf8:
             units += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
         else:
             units += 2 if code >= 0x10000 else 1
+        if units > character:
+            return index
     return len(line)
 
 
@@ -100,8 +101,8 @@ class BlockText:
         return last, len(self._blocks[last])
 
     def replace(self, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
-        """Replace the text between two located positions (in either order) with `text`."""
-        (first, a), (last, b) = sorted((start, end))
+        """Replace the text between two located positions with `text` (an end before the start is the start)."""
+        (first, a), (last, b) = start, max(start, end)
         pieces = _split(self._blocks[first][:a] + text + self._blocks[last][b:])
         self._blocks[first : last + 1] = pieces
         self._starts[first : last + 1] = [None] * len(pieces)
@@ -140,6 +141,13 @@ class BlockDocument(TextDocument):
         if self._text is None:
             return str(super().source)  # not opened with text: pygls reads the file
         return self._text.text
+
+    def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
+        """Apply a ranged change by its range and any other as the whole new text, whatever the sync kind."""
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            self._apply_incremental_change(change)
+        else:
+            self._apply_full_change(change)
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         self._text = BlockText(change.text)

@@ -6,6 +6,7 @@ editor would otherwise wait for at every start.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 _RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
@@ -37,6 +38,12 @@ class ModelSettings:
     # failures after the stream started are retried by the agent loop (when no tool started yet)
     stream_retries: int = 3
     retry_base_delay: float = 0.5
+    # a stream that sends nothing (not even a ping) for this long is abandoned and retried
+    stream_idle_timeout: float = 90.0
+    # a server's retry-after is honoured up to this many seconds
+    max_retry_after: float = 60.0
+    # the model's context window in tokens: the history is compacted as the last request nears it
+    context_window: int = 200_000
 
 
 @dataclass(frozen=True)
@@ -52,11 +59,34 @@ class ModelError(Exception):
     """The model could not be reached or answered with an error that retries did not cure."""
 
 
+class StreamFault(Exception):
+    """The stream broke in a way the SDK does not classify: it stalled, or sent events that do not parse."""
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The wait an error response asks for (`retry-after-ms` or `retry-after` in seconds), if any."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue  # an HTTP date: rare for this API; fall back to our own backoff
+        if seconds >= 0:
+            return seconds
+    return None
+
+
 def is_retryable(exc: BaseException) -> bool:
     import anthropic
     import httpx2
 
-    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
+    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError | StreamFault):
         return True
     if isinstance(exc, anthropic.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
@@ -81,6 +111,8 @@ def describe_error(exc: BaseException) -> str:
         return f"The model API answered {exc.status_code}: {message or exc.message}"
     if isinstance(exc, anthropic.APIConnectionError):
         return f"Could not reach the model API: {exc}"
+    if isinstance(exc, StreamFault):
+        return f"The model stream broke: {exc}"
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -122,9 +154,17 @@ class ModelClient:
             )
         return self._client
 
-    def retry_delay(self, attempt: int) -> float:
-        """Seconds to wait before retry number `attempt` (1-based), with jitter."""
-        return float(self.settings.retry_base_delay * (2 ** (attempt - 1)) * (0.75 + random.random() / 2))
+    def retry_delay(self, attempt: int, exc: BaseException | None = None) -> float:
+        """Seconds to wait before retry number `attempt` (1-based), with jitter.
+
+        A `retry-after` the server sent with `exc` is honoured (never waiting less),
+        up to `max_retry_after` so a hostile or confused server cannot park a turn.
+        """
+        backoff = float(self.settings.retry_base_delay * (2 ** (attempt - 1)) * (0.75 + random.random() / 2))
+        asked = retry_after_seconds(exc) if exc is not None else None
+        if asked is None:
+            return backoff
+        return min(max(backoff, asked), self.settings.max_retry_after)
 
     async def stream_once(
         self,
@@ -147,24 +187,44 @@ class ModelClient:
         if tools:
             kwargs["tools"] = list(tools)
         partial_json: dict[int, list[str]] = {}
-        async with client.messages.stream(
-            model=self.settings.model,
-            max_tokens=self.settings.max_tokens,
-            system=system,
-            messages=list(messages),  # type: ignore[arg-type]
-            **kwargs,
-        ) as stream:
-            async for event in stream:
-                if event.type == "text":
-                    on_text(event.text)
-                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                    partial_json.setdefault(event.index, []).append(event.delta.partial_json)
-                elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
-                    block = event.content_block
-                    on_tool_use(_strict_tool_use(block.id, block.name, "".join(partial_json.get(event.index, []))))
-            final = await stream.get_final_message()
+        idle = self.settings.stream_idle_timeout
+        loop = asyncio.get_running_loop()
+        try:
+            # the deadline moves on with every event: it bounds silence, not the length of an answer; the first
+            # wait covers the response headers and the SDK's own retries (whose waits it caps at 60 s)
+            async with asyncio.timeout(idle) as deadline:
+                async with client.messages.stream(
+                    model=self.settings.model,
+                    max_tokens=self.settings.max_tokens,
+                    system=system,
+                    messages=list(messages),  # type: ignore[arg-type]
+                    **kwargs,
+                ) as stream:
+                    async for event in stream:
+                        deadline.reschedule(loop.time() + idle)
+                        if event.type == "text":
+                            on_text(event.text)
+                        elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                            partial_json.setdefault(event.index, []).append(event.delta.partial_json)
+                        elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
+                            block = event.content_block
+                            raw = "".join(partial_json.get(event.index, []))
+                            on_tool_use(_strict_tool_use(block.id, block.name, raw))
+                    final = await stream.get_final_message()
+        except TimeoutError as exc:
+            if deadline.expired():
+                raise StreamFault(f"no data from the model API for {idle:g} s") from exc
+            raise
+        except (ValueError, KeyError, IndexError) as exc:
+            # the SDK parses each SSE event as it comes: garbage surfaces as one of these
+            raise StreamFault(f"malformed event stream ({type(exc).__name__}: {exc})") from exc
         content = [_as_param(block.model_dump(mode="json", exclude_none=True)) for block in final.content]
-        usage = {"input_tokens": final.usage.input_tokens, "output_tokens": final.usage.output_tokens}
+        usage = {
+            "input_tokens": final.usage.input_tokens,
+            "output_tokens": final.usage.output_tokens,
+            "cache_creation_input_tokens": final.usage.cache_creation_input_tokens or 0,
+            "cache_read_input_tokens": final.usage.cache_read_input_tokens or 0,
+        }
         return ModelResponse(content=content, stop_reason=final.stop_reason, usage=usage)
 
     async def close(self) -> None:

@@ -53,3 +53,24 @@ def minimal_change(old: str, new: str) -> tuple[int, int, str]:
         end_old += 1
         end_new += 1
     return start, end_old, new[start:end_new]
+
+
+def offset_at(text: str, position: types.Position, encoding: str = "utf-16") -> int:
+    """The code-point offset of an LSP `position` in `text`, clamped to its line (and to the end of the text)."""
+    line_start, line_end = 0, len(text)
+    for line, match in enumerate(_LINE_BREAK.finditer(text)):
+        if line == position.line:
+            line_end = match.start()
+            break
+        line_start = match.end()
+    else:
+        if position.line > len(_LINE_BREAK.findall(text)):
+            return len(text)
+    units = 0
+    offset = line_start
+    while offset < line_end:
+        units += _units(text[offset], encoding)
+        if units > position.character:  # a position inside a character: before it
+            break
+        offset += 1
+    return offset

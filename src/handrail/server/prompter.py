@@ -36,6 +36,8 @@ def always_allow_here_title(rule: str) -> str:
 def message_text(request: PermissionRequest) -> str:
     """The text of a plain-LSP permission prompt."""
     lines = [f"handrail wants to run {request.tool_name}: {request.summary}", f"({request.reason})"]
+    if request.agent is not None:
+        lines.insert(0, f"From handrail's sub-agent: {request.agent.description}")
     if request.diff:
         diff_lines = request.diff.splitlines()
         lines.append("")

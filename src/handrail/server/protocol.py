@@ -11,20 +11,37 @@ re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
    iteration" (pygls#606); we iterate over a snapshot. (The server's own shutdown
    handler stops every turn first, so this guards requests sent outside turns.)
 
-Documents are kept by `server.documents` (`adopt_block_documents`), not by pygls's TextDocument.
+And hostile input gets JSON-RPC answers instead of silence or pop-ups: a request
+whose params do not fit its method is answered InvalidParams (pygls answered
+nothing, leaving the client waiting); a message that is not JSON-RPC at all is
+answered with a null id; before `initialize`, requests get ServerNotInitialized
+and notifications are dropped, as the LSP specification says.
+>>>>>>> main
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Generator
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification
 
+from handrail.server.document_sync import apply_did_change
 from handrail.server.documents import block_workspace
+
+# a notification nobody handles: what an already-answered bad request turns into
+ANSWERED = "$/handrail/answered"
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +52,7 @@ class HandrailProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.running_commands: dict[Any, asyncio.Task[Any]] = {}
+        self.initialize_seen = False
 
     def track_current_request(self) -> None:
         """Let `$/cancelRequest` for the request being handled cancel the current task."""
@@ -64,6 +82,14 @@ class HandrailProtocol(LanguageServerProtocol):
             return
         super()._handle_response(msg_id, result, error)
 
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        """Apply the changes the LSP way (see document_sync), then run the server's own handler."""
+        if apply_did_change(self.workspace, params) and (
+            handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        ) is not None:
+            yield handler, (params,), None
+
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
         """Shut down, cancelling outstanding server→client requests from a snapshot."""
@@ -75,3 +101,52 @@ class HandrailProtocol(LanguageServerProtocol):
                 future.cancel()
         self._shutdown = True
         return None
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Parse one message; a request whose params do not fit is answered with the error at once."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and "method" in data:
+                log.warning("request %r for %r has invalid params: %s", data.get("id"), data.get("method"), exc)
+                self._send_response(data["id"], None, exc.to_response_error())
+            else:  # a notification, or an answer to nothing we asked: nobody waits for a reply
+                log.warning("ignored a message that does not parse: %.200r (%s)", data, exc)
+            return JsonRPCNotification(method=ANSWERED, params=None, jsonrpc=self.VERSION)
+
+    def handle_message(self, message: Any) -> None:
+        """Dispatch a message; one that is no JSON-RPC object is answered InvalidRequest (with a null id)."""
+        if not hasattr(message, "jsonrpc"):
+            log.warning("not a JSON-RPC message: %.200r", message)
+            self._send_null_id_error(JsonRpcInvalidRequest("Invalid request: not a JSON-RPC message"))
+            return
+        super().handle_message(message)
+
+    def answer_unreadable(self, error: Exception) -> bool:
+        """Answer a message that was not even JSON with ParseError; False if `error` is something else."""
+        if not isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+            return False
+        log.warning("a message from the client is not JSON: %s", error)
+        self._send_null_id_error(JsonRpcParseError(f"Parse error: {error}"))
+        return True
+
+    def _send_null_id_error(self, error: JsonRpcException) -> None:
+        # JSON-RPC wants `"id": null` here, which pygls's serializer would leave out
+        self._send_data({"jsonrpc": self.VERSION, "id": None, "error": {"code": error.code, "message": error.message}})
+
+    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+        if method_name == types.INITIALIZE:
+            self.initialize_seen = True
+        elif not self.initialize_seen:
+            error = JsonRpcServerNotInitialized(f"{method_name}: the server has not been initialized")
+            self._send_response(msg_id, None, error.to_response_error())
+            return
+        super()._handle_request(msg_id, method_name, params)
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        if method_name == ANSWERED:
+            return
+        if not self.initialize_seen and method_name != types.EXIT:
+            log.warning("dropped notification %r sent before initialize", method_name)
+            return
+        super()._handle_notification(method_name, params)

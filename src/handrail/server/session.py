@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
@@ -15,6 +16,8 @@ from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
+from handrail.tools.shell_session import ShellSession
+from handrail.tools.todos import TodoItem
 
 
 @dataclass
@@ -29,7 +32,12 @@ class Session:
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
     mode: PermissionMode | None = None
+    # tokens the last model request and its answer took (from the API's usage): when to compact
+    context_tokens: int = 0
+    shell: ShellSession = field(default_factory=ShellSession)
     updates: PermissionUpdates = field(init=False)
+    todos: tuple[TodoItem, ...] = ()
+    instruction_files: set[Path] = field(default_factory=set)  # nested instruction files already shown
 
     def __post_init__(self) -> None:
         self.updates = PermissionUpdates(lambda: self.permission_context)

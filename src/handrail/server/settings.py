@@ -17,6 +17,8 @@ class AgentSettings:
     model: ModelSettings
     max_turns: int = 50
     simple_tools: bool | None = None
+    # tool-result files and transcripts older than this are removed at start-up
+    retention_days: float = 30.0
 
 
 def _pick(sources: list[Mapping[str, Any]], key: str) -> Any:
@@ -46,6 +48,9 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         "maxTurns": env.get("HANDRAIL_MAX_TURNS"),
         "maxTokens": env.get("HANDRAIL_MAX_TOKENS"),
         "retryBaseDelay": env.get("HANDRAIL_RETRY_BASE_DELAY"),
+        "streamIdleTimeout": env.get("HANDRAIL_STREAM_IDLE_TIMEOUT"),
+        "sessionRetentionDays": env.get("HANDRAIL_SESSION_RETENTION_DAYS"),
+        "contextWindow": env.get("HANDRAIL_CONTEXT_WINDOW"),
     }
     sources.append(env_values)
     model = ModelSettings(
@@ -54,10 +59,13 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         api_key=_pick(sources, "apiKey"),
         base_url=_pick(sources, "baseUrl"),
         retry_base_delay=_number(_pick(sources, "retryBaseDelay"), 0.5),
+        stream_idle_timeout=_number(_pick(sources, "streamIdleTimeout"), 90.0),
+        context_window=int(_number(_pick(sources, "contextWindow"), 200_000)),
     )
     simple = _pick(sources[:2], "simpleTools")
     return AgentSettings(
         model=model,
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,
+        retention_days=_number(_pick(sources, "sessionRetentionDays"), 30.0),
     )

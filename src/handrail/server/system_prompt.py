@@ -1,4 +1,4 @@
-"""The system prompt for the agent."""
+"""The system prompt for the agent (and for its sub-agents)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def system_prompt(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str], deferred: Sequence[str] = ()) -> str:
-    """Tell the model where it is and how to work in the user's editor."""
+def _environment(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str]) -> str:
     folders = "\n".join(f"- {root}" for root in roots) or f"- {cwd}"
+    return f"""Environment:
+- Working directory: {cwd}
+- Workspace folders:
+{folders}
+- Platform: {platform.system()} {platform.release()}
+- Today's date: {datetime.date.today().isoformat()}
+- Tools: {", ".join(tool_names) or "none"}
+"""
+
+
+def system_prompt(
+    cwd: Path, roots: Sequence[Path], tool_names: Sequence[str], deferred: Sequence[str] = (), instructions: str = ""
+) -> str:
+    """Tell the model where it is and how to work in the user's editor (and the project's instructions)."""
     return f"""You are handrail, a coding agent working inside the user's editor.
 You help with software engineering tasks in the user's workspace using the tools available to you.
 
@@ -21,14 +34,14 @@ Working rules:
 - The user approves tool calls that change things. If a call is declined, do not retry it unchanged; ask or adapt.
 - Keep answers short and concrete. When you are done, say what you changed.
 
-Environment:
-- Working directory: {cwd}
-- Workspace folders:
-{folders}
-- Platform: {platform.system()} {platform.release()}
-- Today's date: {datetime.date.today().isoformat()}
-- Tools: {", ".join(tool_names)}
-{_deferred_section(deferred)}"""
+{_environment(cwd, roots, tool_names)}{_deferred_section(deferred)}{instructions}"""
+
+
+def agent_system_prompt(
+    agent_prompt: str, cwd: Path, roots: Sequence[Path], tool_names: Sequence[str], instructions: str = ""
+) -> str:
+    """A sub-agent's system prompt: its agent type's prompt, where it works, and the project's instructions."""
+    return f"{agent_prompt}\n\n{_environment(cwd, roots, tool_names)}{instructions}"
 
 
 def _deferred_section(names: Sequence[str]) -> str:

@@ -11,6 +11,16 @@ from typing import Any, Literal, Protocol
 from handrail.permissions.context import PermissionContext
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
+from handrail.tools.shell_session import ShellSession
+from handrail.tools.todos import TodoBoard
+
+
+@dataclass(frozen=True)
+class AgentOrigin:
+    """Which sub-agent a request comes from: the parent's Task call and its description."""
+
+    tool_use_id: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -24,16 +34,22 @@ class PermissionRequest:
     reason: str
     diff: str | None = None
     suggestions: tuple[str, ...] = ()
+    agent: AgentOrigin | None = None
 
 
 @dataclass(frozen=True)
 class PermissionAnswer:
-    """The user's answer: allow once, allow always (adding `rule`), or deny (with optional feedback)."""
+    """The user's answer: allow once, allow always (adding `rule`), or deny (with optional feedback).
+
+    `message`, when set, is what the model is told of a denial instead of the usual text (a prompter
+    that could ask no one says why).
+    """
 
     decision: Literal["allow", "allow_always", "deny", "cancelled"]
     rule: str | None = None
     feedback: str | None = None
     destination: Literal["session", "localSettings", "projectSettings", "userSettings"] = "session"
+    message: str | None = None
 
 
 class UserPrompter(Protocol):
@@ -142,6 +158,27 @@ class PermissionUpdates:
 
 
 @dataclass(frozen=True)
+class SubAgentRequest:
+    """What a Task call asks for: a short description, the sub-agent's prompt, and its type."""
+
+    description: str
+    prompt: str
+    agent_type: str
+
+
+class SubAgentRunner(Protocol):
+    """The port through which the Task tool starts sub-agents (the server runs them)."""
+
+    def agent_types(self) -> Mapping[str, str]:
+        """The agent types available, each with a description of when to use it."""
+        ...
+
+    async def run_agent(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
+        """Run a sub-agent for the call bound in `ctx` to its end; its final text (ToolError on failure)."""
+        ...
+
+
+@dataclass(frozen=True)
 class ToolOptions:
     """Settings tools read: where the workspace is and how much they may return."""
 
@@ -170,6 +207,9 @@ class ToolUseContext:
     catalog: ToolCatalog | None = None
     audit: AuditLog = field(default_factory=NullAudit)
     permission_updates: PermissionUpdates | None = None
+    shell: ShellSession | None = None  # the session's Bash working directory and background shells
+    agents: SubAgentRunner | None = None
+    todos: TodoBoard | None = None
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

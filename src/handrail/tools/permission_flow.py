@@ -198,6 +198,8 @@ async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> A
         return Authorization(True, value, new_rule=parsed if isinstance(parsed, PermissionRule) else None)
     if answer.decision == "cancelled":
         return Authorization(False, value, "The permission prompt was cancelled, so the call did not run.")
+    if answer.message:
+        return Authorization(False, value, answer.message)
     message = "The user declined this tool call, so nothing was changed."
     if answer.feedback:
         message += f" The user said: {answer.feedback}"

@@ -36,6 +36,14 @@ VALID = ValidationResult(ok=True)
 
 
 @dataclass(frozen=True)
+class McpInfo:
+    """Where an MCP tool comes from: the server's configured name and the tool's own name there."""
+
+    server: str
+    tool: str
+
+
+@dataclass(frozen=True)
 class ToolResult:
     """What a tool call produced.
 
@@ -108,6 +116,9 @@ class Tool(Generic[InputT]):
     max_result_size_chars: float = 50_000
     should_defer: bool = False
     always_load: bool = False
+    mcp_info: McpInfo | None = None
+    # a JSON schema sent as is instead of the input model's (MCP tools bring their own)
+    input_json_schema: dict[str, Any] | None = None
 
     def display_name(self, value: InputT | None = None) -> str:
         """The name shown to users (falls back to the tool's name)."""
@@ -122,7 +133,9 @@ class Tool(Generic[InputT]):
         return {
             "name": self.name,
             "description": self.prompt or self.description,
-            "input_schema": input_schema(self.input_model),
+            "input_schema": self.input_json_schema
+            if self.input_json_schema is not None
+            else input_schema(self.input_model),
         }
 
 

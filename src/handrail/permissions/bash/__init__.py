@@ -9,8 +9,20 @@ parsers are cached per thread.
 
 from handrail.permissions.bash.analyser import MAX_SUBCOMMANDS, analyse, suggest
 from handrail.permissions.bash.checks import CHECK_MESSAGES
+from handrail.permissions.bash.covering import analysis, covering
 from handrail.permissions.bash.matching import compile_rule
 from handrail.permissions.bash.model import BashVerdict, Reason
 from handrail.permissions.bash.parse import parse
 
-__all__ = ["CHECK_MESSAGES", "MAX_SUBCOMMANDS", "BashVerdict", "Reason", "analyse", "compile_rule", "parse", "suggest"]
+__all__ = [
+    "CHECK_MESSAGES",
+    "MAX_SUBCOMMANDS",
+    "BashVerdict",
+    "Reason",
+    "analyse",
+    "analysis",
+    "compile_rule",
+    "covering",
+    "parse",
+    "suggest",
+]

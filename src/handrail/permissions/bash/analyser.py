@@ -36,7 +36,7 @@ from handrail.permissions.bash.checks import command_reasons, declaration_reason
 from handrail.permissions.bash.effective import Effective, expand
 from handrail.permissions.bash.env_vars import is_dangerous, is_safe
 from handrail.permissions.bash.matching import BashRule, compile_rule, head_reaches_inside, matches
-from handrail.permissions.bash.model import BashVerdict, Direction, Reason, Redirect, Word
+from handrail.permissions.bash.model import BashVerdict, Behavior, Direction, Reason, Redirect, Word
 from handrail.permissions.bash.readonly import (
     git_call,
     is_destructive,
@@ -168,6 +168,7 @@ def _render_assignment_words(effective: Effective) -> list[str]:
 class _Judgement:
     covered: bool = False
     by: str = ""
+    rule: BashRule | None = None  # the allow rule naming this part (also when it is covered as read-only)
     flags: list[Reason] = field(default_factory=list)
     problems: list[Reason] = field(default_factory=list)  # not flags, but still ask (paths outside, cd outside)
     read_only: bool = False
@@ -323,16 +324,21 @@ class _Analysis:
         crude = self.crude_parts() if any(s.has_error for s in expansion.scripts) else []
         deny_reasons: list[Reason] = []
         ask_reasons: list[Reason] = []
+        hits: list[tuple[Behavior, str]] = []
         for effective in effectives:
             forms = self.deny_forms(effective)
             for rule in self.rule_hits(self.deny, forms):
                 deny_reasons.append(Reason("deny_rule", f"{rule.display} denies `{forms[0] if forms else whole}`"))
+                hits.append(("deny", rule.text))
             for rule in self.rule_hits(self.ask, forms):
                 ask_reasons.append(Reason("ask_rule", f"{rule.display} asks before `{forms[0] if forms else whole}`"))
+                hits.append(("ask", rule.text))
         for rule in self.rule_hits(self.deny, [whole, *crude]):
             deny_reasons.append(Reason("deny_rule", f"{rule.display} denies `{whole}`"))
+            hits.append(("deny", rule.text))
         for rule in self.rule_hits(self.ask, [whole, *crude]):
             ask_reasons.append(Reason("ask_rule", f"{rule.display} asks before `{whole}`"))
+            hits.append(("ask", rule.text))
         deny_reasons = list(dict.fromkeys(deny_reasons))
         ask_reasons = list(dict.fromkeys(ask_reasons))
 
@@ -348,6 +354,7 @@ class _Analysis:
             must_not_interrupt=any(must_not_interrupt(e.argv) for e in counted),
             changes_cwd=any(e.name in CD_COMMANDS for e in counted),
             flagged=tuple(dict.fromkeys(f.id for f in flags)),
+            matched_rules=tuple(dict.fromkeys([*hits, *(("allow", j.rule.text) for j in judgements if j.rule)])),
         )
         if deny_reasons:
             return replace(base, behavior="deny", reasons=tuple(deny_reasons))
@@ -501,6 +508,7 @@ class _Analysis:
         paths_out = self.check_paths(path_words, cwds, judgement)
         judgement.read_only = bool(ro and ro.read_only) and not judgement.flags and not self.writes(effective)
         rule = self.allow_match(effective)
+        judgement.rule = rule
         if judgement.read_only and not paths_out and not outside:
             judgement.covered = True
             judgement.by = f"`{render(argv)}` only reads inside the working directories"
@@ -558,6 +566,7 @@ class _Analysis:
         rule = self.allow_match(effective)
         if rule is not None:
             judgement.covered = True
+            judgement.rule = rule
             judgement.by = f"{rule.display} allows `{render(effective.argv)}`"
         return judgement
 

@@ -147,6 +147,8 @@ class BashVerdict:
     * `must_not_interrupt`: cutting it in half would leave a mess (``git commit``, installs).
     * `changes_cwd`: it contains a ``cd`` (the session's directory changes; not concurrency safe).
     * `flagged`: ids of the security checks that fired (never allowed while non-empty).
+    * `matched_rules`: (kind, rule as written without `Bash(...)`) for each rule that hit some
+      part: deny and ask rules anywhere, allow rules naming a part (also one that only reads).
 
     Paths are absolute and normalized lexically (no symlinks resolved, wildcards kept as written).
     """
@@ -161,6 +163,7 @@ class BashVerdict:
     must_not_interrupt: bool = False
     changes_cwd: bool = False
     flagged: tuple[str, ...] = ()
+    matched_rules: tuple[tuple[Behavior, str], ...] = ()
 
     @property
     def reason_ids(self) -> tuple[str, ...]:

@@ -3,27 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
-import os
 import signal
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
 from handrail.permissions.decision import PermissionCheck
-from handrail.tools.builtin._common import ToolInput, validator
-from handrail.tools.builtin.bash_permissions import check_for, verdict_for
+from handrail.tools.builtin._common import ToolInput, validator, with_notes
+from handrail.tools.builtin.bash_files import known_stamps, mark_changed_files, unsaved_note
+from handrail.tools.builtin.bash_permissions import command_check, plain_verdict
+from handrail.tools.builtin.bash_workdir import (
+    capturing_script,
+    cwd_capture,
+    landed_dir,
+    session_cwd,
+    settle_cwd,
+    starting_dir,
+)
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
+from handrail.tools.shell_process import KILL_GRACE_SECONDS, consume, kill_group, pump, spawn, terminate
 
 MAX_OUTPUT_CHARS = 30_000
 PROGRESS_EVERY_LINES = 10
-KILL_GRACE_SECONDS = 2.0
-READ_CHUNK = 65_536
 
 
 class BashInput(ToolInput):
@@ -42,7 +46,7 @@ class BashInput(ToolInput):
     )
     run_in_background: bool | None = Field(
         default=None,
-        description="Set to true to run this command in the background. Not available yet: leave it unset.",
+        description="Set to true to run this command in the background. Use BashOutput to read the output later.",
     )
 
 
@@ -56,8 +60,9 @@ Usage notes:
 - The result shows stdout, then stderr, then the exit code when it is not 0.
 - Each call asks the user for permission, so prefer the dedicated tools: Glob to find files (not find or ls), Grep to search contents (not grep or rg), Read to read files (not cat, head or tail), Edit and Write to change files (not sed, awk or echo >).
 - When issuing multiple commands, use ';' or '&&' to separate them. DO NOT use newlines (newlines are ok in quoted strings).
-- Each command runs in a fresh shell: use absolute paths rather than cd where you can.
-- Running commands in the background (run_in_background) is not available yet: processes a command leaves running are killed when it ends."""  # noqa: E501
+- The working directory persists between commands: after `cd src`, the next command starts in src. It stays inside the workspace's working directories; a command that ends outside them is followed by a reset to the workspace root. Environment variables and shell state do not persist.
+- Before the command runs, you are told which files have unsaved changes in the editor: the command sees the disk version of those files, not what Read shows. Files you read that the command changes must be read again before editing.
+- Set run_in_background to true for long-running processes (servers, watchers). You get a shell ID at once; read new output with BashOutput and stop it with KillShell. Background shells are killed when the session ends. Processes a foreground command leaves running are killed when it ends."""  # noqa: E501
 
 
 class _HeadTail:
@@ -116,95 +121,87 @@ def _combine(out: _HeadTail, err: _HeadTail, limit: int) -> str:
     return f"{head}\n\n... [{total - 2 * half} characters omitted] ...\n\n{tail}"
 
 
-class _ShellProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """The standard stream protocol, plus an event set the moment the shell exits.
-
-    `Process.wait()` only returns once the output pipes are closed too, which a
-    background child can hold open indefinitely; this event does not wait for them.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=READ_CHUNK, loop=loop)
-        self.exited = asyncio.Event()
-
-    def process_exited(self) -> None:
-        super().process_exited()
-        self.exited.set()
-
-
-def _kill_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-async def _terminate(pgid: int, exited: asyncio.Event) -> None:
-    """SIGTERM the process group, then SIGKILL what is left of it after a grace period."""
-    _kill_group(pgid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(exited.wait(), KILL_GRACE_SECONDS)
-    except TimeoutError:
-        pass
-    finally:
-        # Runs on cancellation too: children that outlived the shell or ignored SIGTERM are still in the group.
-        _kill_group(pgid, signal.SIGKILL)
-
-
-async def _pump(stream: asyncio.StreamReader, sink: _HeadTail, on_line: Callable[[str], None]) -> None:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
-    while chunk := await stream.read(READ_CHUNK):
-        text = decoder.decode(chunk)
-        sink.add(text)
-        *lines, pending = (pending + text).split("\n")
-        for line in lines:
-            on_line(line)
-        pending = pending[-1000:]
-    rest = decoder.decode(b"", final=True)
-    sink.add(rest)
-    if (pending + rest).strip():
-        on_line(pending + rest)
-
-
-def _consume(future: asyncio.Future[Any]) -> None:
-    """Mark a background future's outcome as seen (it is cancelled when output readers are given up)."""
-    if not future.cancelled():
-        future.exception()
-
-
 def _clamp_timeout(value: BashInput, ctx: ToolUseContext) -> int:
     timeout = value.timeout if value.timeout is not None else ctx.options.bash_timeout_ms
     return min(timeout, ctx.options.bash_max_timeout_ms)
 
 
-async def _check(value: BashInput, _: ToolUseContext) -> None:
+async def _check(value: BashInput, ctx: ToolUseContext) -> None:
     if not value.command.strip():
         raise ToolError("command must not be empty.")
-    if value.run_in_background:
+    if value.run_in_background and ctx.shell is None:
         raise ToolError(
-            "Running commands in the background is not available yet. Run the command in the foreground "
-            "(with a timeout if it may take long)."
+            "Background commands need a session to belong to, and this context has none. Run the command in the "
+            "foreground (with a timeout if it may take long)."
         )
 
 
 async def _call(value: BashInput, ctx: ToolUseContext) -> ToolResult:
     await _check(value, ctx)
-    timeout_ms = _clamp_timeout(value, ctx)
-    loop = asyncio.get_running_loop()
+    cwd, reset_note = await asyncio.to_thread(starting_dir, ctx)
+    unsaved = await unsaved_note(ctx, cwd)
+    if value.run_in_background:
+        return ToolResult(with_notes(await _start_background(value, ctx, cwd), reset_note, unsaved))
+    before = await known_stamps(ctx)
+    with cwd_capture() as capture:
+        script = capturing_script(value.command, capture) if ctx.shell is not None else value.command
+        try:
+            text = await _run(value, ctx, cwd, script)
+        finally:
+            landed = await asyncio.to_thread(landed_dir, capture)
+            moved_note = settle_cwd(ctx, cwd, landed)
+            changed_note = await mark_changed_files(ctx, before, cwd)
+    return ToolResult(with_notes(text, reset_note, moved_note, unsaved, changed_note))
+
+
+async def _start_background(value: BashInput, ctx: ToolUseContext, cwd: Path) -> str:
+    assert ctx.shell is not None
     try:
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _ShellProtocol(loop),
-            "bash",
-            "-c",
-            value.command,
-            cwd=Path(ctx.options.cwd),
-            env={**os.environ, "GIT_EDITOR": "true", "PAGER": "cat", "GIT_PAGER": "cat"},
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
+        shell = await ctx.shell.background.start(value.command, cwd)
     except OSError as exc:
-        raise ToolError(f"Could not start bash in {ctx.options.cwd}: {exc}") from exc
+        raise ToolError(f"Could not start bash in {cwd}: {exc}") from exc
+    return (
+        f"Command running in the background with ID: {shell.id}. Read its output with BashOutput "
+        f'(bash_id "{shell.id}"); stop it with KillShell (shell_id "{shell.id}").'
+    )
+
+
+async def _wait_for_exit(exited: asyncio.Event, abort: asyncio.Event, timeout_s: float, protect: bool) -> str:
+    """How the wait ended: "done", "timeout" or "aborted".
+
+    A command that must not be cut in half (`protect`) ignores the abort event and a
+    first cancellation: it finishes within its timeout (a second cancellation still stops it).
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    exit_waiter = asyncio.ensure_future(exited.wait())
+    abort_waiter = asyncio.ensure_future(abort.wait())
+    waiters = {exit_waiter} if protect else {exit_waiter, abort_waiter}
+    try:
+        try:
+            done, _ = await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not protect or task is None:
+                raise
+            task.uncancel()
+            done, _ = await asyncio.wait({exit_waiter}, timeout=max(deadline - loop.time(), 0))
+        if exit_waiter in done:
+            return "done"
+        return "aborted" if abort_waiter in done else "timeout"
+    finally:
+        exit_waiter.cancel()
+        abort_waiter.cancel()
+
+
+async def _run(value: BashInput, ctx: ToolUseContext, cwd: Path, script: str) -> str:
+    """Run `script` in the foreground in `cwd`; the text the model gets (ToolError on timeout or interrupt)."""
+    timeout_ms = _clamp_timeout(value, ctx)
+    protect = plain_verdict(value.command).must_not_interrupt
+    try:
+        transport, protocol = await spawn(script, cwd)
+    except OSError as exc:
+        raise ToolError(f"Could not start bash in {cwd}: {exc}") from exc
     pgid = transport.get_pid()
     half = MAX_OUTPUT_CHARS // 2
     out, err = _HeadTail(half, half), _HeadTail(half, half)
@@ -217,27 +214,21 @@ async def _call(value: BashInput, ctx: ToolUseContext) -> ToolResult:
             ctx.report(line[:200])
 
     assert protocol.stdout is not None and protocol.stderr is not None
-    pumps = asyncio.gather(_pump(protocol.stdout, out, on_line), _pump(protocol.stderr, err, on_line))
-    pumps.add_done_callback(_consume)
-    exited = asyncio.ensure_future(protocol.exited.wait())
-    aborted = asyncio.ensure_future(ctx.abort.wait())
-    outcome = "done"
+    pumps = asyncio.gather(pump(protocol.stdout, out.add, on_line), pump(protocol.stderr, err.add, on_line))
+    pumps.add_done_callback(consume)
     try:
-        done, _ = await asyncio.wait({exited, aborted}, timeout=timeout_ms / 1000, return_when=asyncio.FIRST_COMPLETED)
-        if exited not in done:
-            outcome = "aborted" if aborted in done else "timeout"
-            await _terminate(pgid, protocol.exited)
+        outcome = await _wait_for_exit(protocol.exited, ctx.abort, timeout_ms / 1000, protect)
+        if outcome != "done":
+            await terminate(pgid, protocol.exited)
         else:
             # The command is over: whatever it left running in its group goes too.
-            _kill_group(pgid, signal.SIGKILL)
+            kill_group(pgid, signal.SIGKILL)
         # The pipes close once every process holding them is gone; don't wait on escapees forever.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(pumps), KILL_GRACE_SECONDS)
     finally:
-        exited.cancel()
-        aborted.cancel()
         if not protocol.exited.is_set():
-            await _terminate(pgid, protocol.exited)
+            await terminate(pgid, protocol.exited)
         pumps.cancel()
         transport.close()
 
@@ -249,7 +240,7 @@ async def _call(value: BashInput, ctx: ToolUseContext) -> ToolResult:
     code = transport.get_returncode()
     if code:
         text = _with(text, f"Exit code {code}")
-    return ToolResult(text or "(no output)")
+    return text or "(no output)"
 
 
 def _with(text: str, line: str) -> str:
@@ -257,7 +248,17 @@ def _with(text: str, line: str) -> str:
 
 
 async def _check_permissions(value: BashInput, ctx: ToolUseContext) -> PermissionCheck:
-    return check_for(await asyncio.to_thread(verdict_for, value.command, ctx.permission_context))
+    return await asyncio.to_thread(command_check, value.command, ctx.permission_context, session_cwd(ctx))
+
+
+def _read_only(value: BashInput) -> bool:
+    return plain_verdict(value.command).read_only
+
+
+def _concurrency_safe(value: BashInput) -> bool:
+    # A `cd` moves the session's shell: it must not race with other calls.
+    verdict = plain_verdict(value.command)
+    return verdict.read_only and not verdict.changes_cwd
 
 
 def _summary(value: BashInput) -> str:
@@ -276,9 +277,9 @@ BASH = build_tool(
     call=_call,
     validate_input=validator(_check),
     check_permissions=_check_permissions,
-    is_read_only=lambda _: False,
-    is_concurrency_safe=lambda _: False,
-    interrupt_behavior="cancel",  # stopping the turn kills a running command
+    is_read_only=_read_only,
+    is_concurrency_safe=_concurrency_safe,
+    interrupt_behavior="cancel",  # stopping the turn kills a running command (unless it must not be cut in half)
     rule_content=lambda value: value.command,
     summary=_summary,
 )

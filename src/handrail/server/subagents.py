@@ -1,0 +1,240 @@
+"""Sub-agents: the server side of the Task tool.
+
+A sub-agent is a conversation of its own (its own messages) run by the same
+agent loop, with a restricted tool set. It shares the parent session's
+permission context (an "always allow" it is given holds for the session), its
+file-state cache and the editor's file system. Its permission prompts go to the
+same user, marked as coming from it; a runner with no user interface denies
+them instead. Its tool activity is shown under the parent's Task call; its text
+is not streamed: its final message is the Task call's result. Cancelling the
+Task call (the parent turn stopping) cancels the sub-agent's turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from handrail.permissions.context import PermissionContext
+from handrail.permissions.rules import PermissionRule
+from handrail.server.agent_loop import TurnConfig, run_turn
+from handrail.server.chat import ChatChannel
+from handrail.server.model_client import DEFAULT_MODEL, ModelClient, ModelSettings
+from handrail.server.project_instructions import NestedInstructions
+from handrail.server.session import Session, SessionCatalog
+from handrail.server.system_prompt import agent_system_prompt
+from handrail.server.usage import TurnUsage
+from handrail.tools.agent_definitions import AgentCatalog, load_agent_catalog
+from handrail.tools.agent_tool_sets import agent_tools
+from handrail.tools.builtin.task import task_tool
+from handrail.tools.builtin_agents import BUILTIN_AGENTS
+from handrail.tools.context import (
+    AgentOrigin,
+    NullProgress,
+    PermissionAnswer,
+    PermissionRequest,
+    ProgressReporter,
+    SubAgentRequest,
+    ToolUseContext,
+    UserPrompter,
+)
+from handrail.tools.errors import ToolError
+from handrail.tools.protocol import Tool
+from handrail.tools.registry import ToolPool, denied_outright
+from handrail.tools.todos import MemoryTodoBoard
+
+log = logging.getLogger(__name__)
+
+# the short names agent files use; "sonnet" follows the server's default model
+MODEL_ALIASES: Mapping[str, str] = {
+    "sonnet": DEFAULT_MODEL,
+    "opus": "claude-opus-5-5",
+    "haiku": "claude-haiku-5-5",
+}
+
+HEADLESS_DENIAL = (
+    "This sub-agent runs without a user interface, so no one could approve this {tool} call and it was denied. "
+    "Only calls the permission rules allow can run here; say in your report what you could not do."
+)
+
+
+class AgentSession(Session):
+    """A sub-agent's conversation: its own messages; the parent's file state; rules it is given go to the parent."""
+
+    def __init__(self, parent: Session, session_id: str) -> None:
+        super().__init__(id=session_id, permission_context=parent.permission_context, file_state=parent.file_state)
+        self.parent = parent
+
+    def allow_always(self, rule: PermissionRule) -> None:
+        """An "always allow" answer to the sub-agent holds for the whole session."""
+        self.parent.allow_always(rule)
+
+
+class AgentPrompter:
+    """Asks the parent's user, marking each request as coming from the sub-agent."""
+
+    def __init__(self, inner: UserPrompter, origin: AgentOrigin) -> None:
+        self._inner = inner
+        self._origin = origin
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        """Ask through the parent's prompter with `agent` set."""
+        return await self._inner.ask_permission(replace(request, agent=self._origin))
+
+
+class HeadlessPrompter:
+    """For a sub-agent no one can see: every ask is denied, saying why."""
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        """Deny, with the reason the model is told."""
+        return PermissionAnswer("deny", message=HEADLESS_DENIAL.format(tool=request.tool_name))
+
+
+class SubAgentProgress:
+    """Shows a sub-agent's tool calls under the parent's Task call (events carry `parentToolUseId`)."""
+
+    def __init__(self, chat: ChatChannel, parent_tool_use_id: str) -> None:
+        self._chat = chat
+        self._parent = parent_tool_use_id
+
+    def tool_started(self, tool_use_id: str, name: str, summary: str) -> None:
+        """The sub-agent starts a call: a child event, and a progress line on the Task card."""
+        self._chat.adopt(tool_use_id, self._parent)
+        self._chat.tool_started(tool_use_id, name, summary)
+        self._chat.tool_progress(self._parent, summary or name)
+
+    def tool_progress(self, tool_use_id: str, message: str) -> None:
+        """Progress of the sub-agent's call."""
+        self._chat.tool_progress(tool_use_id, message)
+
+    def tool_finished(self, tool_use_id: str, *, is_error: bool, text: str) -> None:
+        """The sub-agent's call ended."""
+        self._chat.tool_finished(tool_use_id, is_error=is_error, text=text)
+
+
+class _AgentListener:
+    """A sub-agent's text is its report, not chat: only retries show, as a line on the Task card."""
+
+    def __init__(self, progress: ProgressReporter, parent_tool_use_id: str) -> None:
+        self._progress = progress
+        self._parent = parent_tool_use_id
+
+    def text(self, delta: str) -> None:
+        """Dropped: the final text comes back as the Task result."""
+
+    def retry(self, reason: str) -> None:
+        """Say on the Task card that the agent's model request is retried."""
+        self._progress.tool_progress(self._parent, f"retrying the agent's model request ({reason})")
+
+
+@dataclass(frozen=True)
+class SubAgents:
+    """The SubAgentRunner of one parent turn."""
+
+    parent: Session
+    tools: Sequence[Tool[Any]]
+    catalog: AgentCatalog
+    model_settings: ModelSettings  # the parent's; an agent file may name another model
+    models: Callable[[ModelSettings], ModelClient]
+    roots: tuple[Path, ...]
+    instructions: str = ""
+    max_turns: int = 50
+    usage: TurnUsage | None = None
+    chat: ChatChannel | None = None  # None: no one sees the agents' progress
+    prompter: UserPrompter | None = None  # None: headless, every ask is denied
+
+    def agent_types(self) -> Mapping[str, str]:
+        """The agent types, each with when to use it."""
+        return self.catalog.descriptions()
+
+    async def run_agent(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
+        """Run the sub-agent for the Task call bound in `ctx`; its final text."""
+        agent = self.catalog.get(request.agent_type)
+        if agent is None:
+            raise ToolError(f"Agent type {request.agent_type!r} not found. Available agents: "
+                            + ", ".join(self.catalog.agents))
+        toolset = agent_tools(self.tools, agent)
+        origin = AgentOrigin(ctx.tool_use_id, request.description)
+        session = AgentSession(self.parent, f"{self.parent.id}/{ctx.tool_use_id}")
+        pool = ToolPool(toolset.tools)
+        progress: ProgressReporter = NullProgress()
+        if self.chat is not None:
+            progress = SubAgentProgress(self.chat, origin.tool_use_id)
+        if toolset.unavailable and agent.source != "builtin":  # a built-in names tools some pools lack
+            note = f"not available to the {agent.name} agent: {', '.join(toolset.unavailable)}"
+            log.warning("%s", note)
+            progress.tool_progress(origin.tool_use_id, note)
+        prompter: UserPrompter = HeadlessPrompter() if self.prompter is None else AgentPrompter(self.prompter, origin)
+        options = replace(ctx.options, tool_names=toolset.names)
+        board = MemoryTodoBoard()  # a sub-agent's list is its own scratchpad, not the session's
+        catalog = SessionCatalog(session, pool)
+
+        def make_context(current: Session) -> ToolUseContext:
+            return replace(
+                ctx,
+                options=options,
+                prompter=prompter,
+                progress=progress,
+                permission_context=self.parent.permission_context,  # live: rules given meanwhile apply
+                messages=current.messages,
+                tool_use_id="",
+                catalog=catalog,
+                agents=None,
+                todos=board,
+                file_state=self.parent.file_state,
+                permission_updates=self.parent.updates,
+            )
+
+        cwd = ctx.options.cwd
+        config = TurnConfig(
+            model=self.models(self._model_settings(agent.model)),
+            tools=pool.tools,
+            system=agent_system_prompt(agent.prompt, cwd, self.roots, toolset.names, self.instructions),
+            definitions=lambda: pool.definitions(session.loaded_tools),
+            max_turns=self.max_turns,
+            usage=self.usage,
+            reminders=NestedInstructions(self.roots, cwd, pool.tools, session.instruction_files).reminders,
+        )
+        result = await run_turn(session, request.prompt, config, _AgentListener(progress, origin.tool_use_id),
+                                make_context)
+        if result.stop_reason == "error":
+            raise ToolError(f"The agent stopped on an error: {result.text}")
+        if result.stop_reason in ("max_turns", "max_tokens"):
+            limit = "its model request limit" if result.stop_reason == "max_turns" else "the output token limit"
+            return f"{result.text}\n\n[The agent hit {limit} before it finished; this report may be incomplete.]"
+        return result.text
+
+    def _model_settings(self, name: str | None) -> ModelSettings:
+        """The parent's model settings, with the model an agent file names (short names resolved)."""
+        if name is None:
+            return self.model_settings
+        return replace(self.model_settings, model=MODEL_ALIASES.get(name.lower(), name))
+
+
+def agent_pool_tools(catalog: AgentCatalog, context: PermissionContext, *, simple: bool) -> tuple[Tool[Any], ...]:
+    """The Task tool for a session's pool (none in simple mode, or when a deny rule forbids it)."""
+    if simple:
+        return ()
+    tool = task_tool(catalog.descriptions())
+    return () if denied_outright(tool, context) else (tool,)
+
+
+class AgentCatalogSource:
+    """Loads the agent types for each turn; reports each malformed agent file once."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self._warn = warn
+        self._reported: set[str] = set()
+
+    async def load(self, roots: Sequence[Path]) -> AgentCatalog:
+        """Built-in, user and project agents (project wins a name)."""
+        catalog = await asyncio.to_thread(load_agent_catalog, BUILTIN_AGENTS, roots)
+        for problem in catalog.problems:
+            if str(problem) not in self._reported:
+                self._reported.add(str(problem))
+                self._warn(f"handrail: agent file skipped: {problem}")
+        return catalog

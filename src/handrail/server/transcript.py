@@ -1,0 +1,145 @@
+"""A session's transcript on disk: JSON Lines in its storage folder, so a restarted server can resume it.
+
+Records are `{"type": "message", "message": {...}}`, appended as messages are
+added, and `{"type": "reset"}` when the history was rewritten (compaction): the
+messages after the last reset are the history. A user message can still grow
+after it was written (tool results and the next prompt merge into it), so its
+new blocks are appended as another user record; loading merges consecutive user
+records again. A torn last line (the server died while writing) is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from handrail.tools.execution import error_block
+
+log = logging.getLogger(__name__)
+
+TRANSCRIPT_NAME = "transcript.jsonl"
+INTERRUPTED_NOTE = (
+    "The server stopped before this tool call finished (handrail was restarted); "
+    "it may or may not have run. Check its effects before relying on them."
+)
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
+class Transcript:
+    """Works out which records a session's history still needs on disk; the caller writes them (off the loop)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        # the message dicts written, in order (held, not their id()s, which could be reused once freed)
+        self._written: list[dict[str, Any]] = []
+        self._last_blocks = 0  # how many blocks of the last written message are on disk
+
+    def mark_written(self, messages: Sequence[dict[str, Any]]) -> None:
+        """Remember `messages` as already on disk (they were just loaded from it)."""
+        self._written = list(messages)
+        self._last_blocks = len(_content(messages[-1])) if messages else 0
+
+    def pending(self, messages: Sequence[dict[str, Any]]) -> tuple[bool, list[str]]:
+        """(rewrite, lines): the lines that bring the file up to `messages`; rewrite means start the file anew."""
+        written = len(self._written)
+        rewrite = written > len(messages) or any(messages[i] is not self._written[i] for i in range(written))
+        lines: list[str] = []
+        if rewrite:
+            written = 0
+            lines.append(_line({"type": "reset"}))
+        elif written:
+            last = messages[written - 1]
+            extra = _content(last)[self._last_blocks :]
+            if extra:
+                lines.append(_line({"type": "message", "message": {"role": last["role"], "content": extra}}))
+        lines += [_line({"type": "message", "message": m}) for m in messages[written:]]
+        self._written = list(messages)
+        self._last_blocks = len(_content(messages[-1])) if messages else 0
+        return rewrite, lines
+
+    def write(self, rewrite: bool, lines: Sequence[str]) -> None:
+        """Append `lines` (or replace the file with them); blocking, so run it in a thread."""
+        if not lines:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if rewrite:
+                scratch = self.path.with_suffix(".tmp")
+                scratch.write_text("".join(lines), encoding="utf-8")
+                scratch.replace(self.path)
+            else:
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write("".join(lines))
+        except OSError as exc:
+            log.warning("could not write the transcript %s: %s", self.path, exc)
+
+
+def _content(message: dict[str, Any]) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content) if isinstance(content, list) else []
+
+
+def load_transcript(path: Path) -> list[dict[str, Any]]:
+    """The history stored at `path` (empty if none), repaired so every tool_use is answered."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    messages: list[dict[str, Any]] = []
+    for raw in text.splitlines():
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue  # a torn line from a crash
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") == "reset":
+            messages = []
+            continue
+        message = record.get("message")
+        if record.get("type") != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") not in ("user", "assistant"):
+            continue
+        blocks = _content(message)
+        if messages and messages[-1]["role"] == message["role"] == "user":
+            messages[-1]["content"] = [*messages[-1]["content"], *blocks]
+        else:
+            messages.append({"role": message["role"], "content": blocks})
+    return repair_history(messages)
+
+
+def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Make a loaded history one the API accepts: it starts with a user message and every tool_use is answered."""
+    while messages and messages[0]["role"] != "user":
+        messages.pop(0)
+    repaired: list[dict[str, Any]] = []
+    for i, message in enumerate(messages):
+        if repaired and repaired[-1]["role"] == message["role"]:
+            if message["role"] == "user":
+                repaired[-1]["content"] = [*repaired[-1]["content"], *message["content"]]
+                continue
+            # two assistant messages in a row: a record was lost; the API needs a user turn between them
+            repaired.append({"role": "user", "content": [{"type": "text", "text": "(a message was lost here)"}]})
+        repaired.append(message)
+        uses = [b.get("id") for b in message["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if message["role"] != "assistant" or not uses:
+            continue
+        following = messages[i + 1] if i + 1 < len(messages) else None
+        if following is None or following["role"] != "user":
+            following = {"role": "user", "content": []}
+            messages.insert(i + 1, following)
+        results = [b for b in following["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+        others = [b for b in following["content"] if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        answered = {b.get("tool_use_id") for b in results}
+        missing = [error_block(str(u), INTERRUPTED_NOTE) for u in uses if u not in answered]
+        following["content"] = [*[b for b in results if b.get("tool_use_id") in uses], *missing, *others]
+    return [m for m in repaired if m["content"]]

@@ -1,0 +1,54 @@
+"""KillShell: stop a background shell and every process it started."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from handrail.tools.builtin._common import ToolInput, validator
+from handrail.tools.context import ToolUseContext
+from handrail.tools.errors import ToolError
+from handrail.tools.protocol import ToolResult, build_tool
+
+
+class KillShellInput(ToolInput):
+    # No docstring: it would become the schema description the model sees.
+    shell_id: str = Field(description="The ID of the background shell to kill")
+
+
+PROMPT = """Kills a running background bash shell by its ID.
+- Takes a shell_id parameter identifying the shell to kill
+- Stops the command and every process it started
+- Use this tool when you need to terminate a long-running shell"""
+
+
+async def _check(value: KillShellInput, ctx: ToolUseContext) -> None:
+    if ctx.shell is None or ctx.shell.background.get(value.shell_id) is None:
+        raise ToolError(f"No background shell with ID {value.shell_id!r}.")
+
+
+async def _call(value: KillShellInput, ctx: ToolUseContext) -> ToolResult:
+    await _check(value, ctx)
+    assert ctx.shell is not None
+    shell = ctx.shell.background.get(value.shell_id)
+    assert shell is not None
+    if shell.status != "running":
+        code = f" (exit code {shell.exit_code})" if shell.exit_code is not None else ""
+        state = "was killed" if shell.status == "killed" else f"has {shell.status}"
+        return ToolResult(f"Shell {shell.id} is not running: it {state}{code}.")
+    await shell.kill()
+    return ToolResult(f"Killed shell {shell.id} ({shell.command}).")
+
+
+KILL_SHELL = build_tool(
+    name="KillShell",
+    input_model=KillShellInput,
+    description="Stop a background shell",
+    prompt=PROMPT,
+    search_hint="kill stop background shell process",
+    call=_call,
+    validate_input=validator(_check),
+    # Stopping a command this session started changes no file and nothing the user owns: it runs unasked.
+    is_read_only=lambda _: True,
+    interrupt_behavior="block",
+    summary=lambda value: f"kill {value.shell_id}",
+)

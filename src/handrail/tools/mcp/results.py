@@ -1,0 +1,83 @@
+"""MCP content (protocol JSON) → the model's content blocks: text, images, embedded resources, links."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from handrail.tools.mcp.model import McpCallOutcome
+
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _decoded_size(data: str) -> int | None:
+    try:
+        return len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _image(data: Any, mime: Any, label: str) -> dict[str, Any]:
+    """An image block when the model can read this image, else a note saying what was left out."""
+    if isinstance(data, str) and mime in IMAGE_TYPES and _decoded_size(data) is not None:
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    return _text(f"[{label}: {mime or 'unknown type'} image that cannot be shown to the model]")
+
+
+def _resource(resource: Mapping[str, Any]) -> dict[str, Any]:
+    uri = resource.get("uri", "")
+    mime = resource.get("mimeType")
+    if isinstance(resource.get("text"), str):
+        return _text(f"[Resource: {uri}]\n{resource['text']}")
+    blob = resource.get("blob")
+    if isinstance(blob, str) and mime in IMAGE_TYPES:
+        return _image(blob, mime, f"Resource {uri}")
+    size = _decoded_size(blob) if isinstance(blob, str) else None
+    amount = f"{size} bytes" if size is not None else "binary data"
+    return _text(f"[Resource: {uri} ({mime or 'unknown type'}), {amount} not shown]")
+
+
+def content_block(item: Mapping[str, Any]) -> dict[str, Any]:
+    """One MCP content item as a model content block."""
+    kind = item.get("type")
+    if kind == "text":
+        return _text(str(item.get("text", "")))
+    if kind == "image":
+        return _image(item.get("data"), item.get("mimeType"), "Image")
+    if kind == "audio":
+        return _text(f"[Audio ({item.get('mimeType', 'unknown type')}) not shown: the model cannot hear]")
+    if kind == "resource" and isinstance(item.get("resource"), Mapping):
+        return _resource(item["resource"])
+    if kind == "resource_link":
+        described = f" - {item['description']}" if item.get("description") else ""
+        return _text(f"[Resource link: {item.get('name', '')} {item.get('uri', '')}{described}]")
+    return _text(json.dumps(dict(item), ensure_ascii=False, default=str))
+
+
+def content_blocks(content: Sequence[Mapping[str, Any]], structured: Any = None) -> list[dict[str, Any]]:
+    """All items as blocks; structured content stands in when a server sent no content blocks."""
+    blocks = [content_block(item) for item in content]
+    if not blocks and structured is not None:
+        blocks.append(_text(json.dumps(structured, ensure_ascii=False, default=str)))
+    return blocks
+
+
+def result_block(outcome: McpCallOutcome, tool_use_id: str) -> dict[str, Any]:
+    """The tool_result for a call: its content (text alone as one string), `is_error` passed through."""
+    blocks = content_blocks(outcome.content, outcome.structured)
+    content: str | list[dict[str, Any]]
+    if all(block["type"] == "text" for block in blocks):
+        content = "\n\n".join(block["text"] for block in blocks) or "(no output)"
+    else:
+        content = blocks
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if outcome.is_error:
+        block["is_error"] = True
+    return block

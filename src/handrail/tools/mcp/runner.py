@@ -1,0 +1,187 @@
+"""One MCP server's life: connect in the background, list its tools, restart it with backoff when it crashes.
+
+The runner owns the connection in a task of its own (the SDK's context managers
+must be entered and left by the same task). Its tools exist only while it is
+connected; calls made through a connection that ended fail with an error the
+model can read. The server's stderr goes to a file whose tail is kept for reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from handrail.tools.mcp.config import McpServerConfig
+from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError
+from handrail.tools.mcp.tools import mcp_tool
+from handrail.tools.protocol import Tool
+
+log = logging.getLogger(__name__)
+
+RunnerState = Literal["starting", "running", "failed", "restarting", "stopped"]
+RunnerEvent = Literal["running", "failed", "crashed", "stopped"]
+MAX_CONSECUTIVE_CRASHES = 5
+STABLE_AFTER_SECONDS = 30.0
+MAX_BACKOFF_SECONDS = 30.0
+STDERR_TAIL_BYTES = 2_000
+MAX_STDERR_BYTES = 1 << 20
+
+
+async def load_adapter() -> Any:
+    """The SDK adapter, imported in a thread: importing the SDK takes most of a second."""
+    return await asyncio.to_thread(importlib.import_module, "handrail.tools.mcp.sdk_adapter")
+
+
+def describe_error(exc: BaseException) -> str:
+    """The innermost useful message of an error (task groups wrap what went wrong)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return "the server did not answer in time"
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"command not found: {exc.filename}"
+    text = str(exc)
+    if isinstance(exc, McpConnectionLostError | McpRequestError):
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class McpServerRunner:
+    """Starts, watches and stops one server; `on_event` hears when it runs, fails, crashes or stops."""
+
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        cwd: Path | None,
+        on_event: Callable[[McpServerRunner, RunnerEvent], None],
+        restart_delay: float = 1.0,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        self.config = config
+        self.state: RunnerState = "starting"
+        self.error: str | None = None
+        self.restarts = 0
+        self.tools: tuple[Tool[Any], ...] = ()
+        self.connection: McpConnection | None = None
+        self._cwd = cwd
+        self._on_event = on_event
+        self._restart_delay = restart_delay
+        self._connect_timeout = connect_timeout
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._connected = False
+        self._folder = Path(tempfile.mkdtemp(prefix="handrail-mcp-"))
+        self._stderr: TextIO = (self._folder / "stderr.log").open("a+", encoding="utf-8", errors="replace")
+
+    @property
+    def name(self) -> str:
+        """The server's configured name."""
+        return self.config.name
+
+    def start(self) -> None:
+        """Connect in the background."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"mcp:{self.name}")
+
+    async def stop(self) -> None:
+        """Disconnect (a stdio server is asked to exit, then killed) and wait until it is gone."""
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            if not self._connected:  # still starting (or waiting to restart): nothing to close gracefully
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self.state = "stopped"
+        self._stderr.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def stderr_tail(self) -> str:
+        """The last lines the server wrote to stderr."""
+        if self._stderr.closed:
+            return ""
+        fd = self._stderr.fileno()
+        size = os.fstat(fd).st_size
+        start = max(0, size - STDERR_TAIL_BYTES)
+        tail = os.pread(fd, size - start, start).decode("utf-8", errors="replace")
+        if start:
+            tail = tail.split("\n", 1)[-1]
+        if size > MAX_STDERR_BYTES:  # writes append (O_APPEND), so emptying the file is safe
+            os.ftruncate(fd, 0)
+        return tail.strip()
+
+    def _emit(self, event: RunnerEvent) -> None:
+        try:
+            self._on_event(self, event)
+        except Exception:
+            log.exception("MCP event handler failed")
+
+    async def _run(self) -> None:
+        crashes = 0
+        while not self._stop.is_set():
+            started = time.monotonic()
+            connected = await self._session()
+            if self._stop.is_set():
+                break
+            if not connected and self.restarts == 0 and crashes == 0:
+                self.state = "failed"
+                self._emit("failed")
+                return
+            crashes = 1 if connected and time.monotonic() - started >= STABLE_AFTER_SECONDS else crashes + 1
+            if crashes > MAX_CONSECUTIVE_CRASHES:
+                self.state = "failed"
+                self.error = f"{self.error or 'it stopped'}; gave up after {MAX_CONSECUTIVE_CRASHES} restarts"
+                self._emit("failed")
+                return
+            self.state = "restarting"
+            self._emit("crashed")
+            delay = min(MAX_BACKOFF_SECONDS, self._restart_delay * 2 ** (crashes - 1))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay)
+            self.restarts += 1
+        self.state = "stopped"
+
+    async def _session(self) -> bool:
+        """One connection, held until the server ends or we stop; whether it got as far as running."""
+        self._connected = False
+        try:
+            adapter = await load_adapter()
+            async with AsyncExitStack() as stack:
+                async with asyncio.timeout(self._connect_timeout):
+                    connection, closed = await stack.enter_async_context(
+                        adapter.connect(self.config, self._stderr, self._cwd)
+                    )
+                    specs = await connection.list_tools()
+                self.connection = connection
+                self.tools = tuple(mcp_tool(self.name, spec, connection) for spec in specs)
+                self.state, self.error, self._connected = "running", None, True
+                self._emit("running")
+                waiters = [asyncio.ensure_future(self._stop.wait()), asyncio.ensure_future(closed.wait())]
+                try:
+                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waiter in waiters:
+                        waiter.cancel()
+                self.tools, self.connection = (), None
+                if not self._stop.is_set():
+                    self.error = "the server stopped unexpectedly"
+        except asyncio.CancelledError:
+            if not self._stop.is_set():
+                raise
+        except Exception as exc:
+            self.error = describe_error(exc)
+            log.info("MCP server %s: %s", self.name, self.error)
+        finally:
+            self.tools, self.connection = (), None
+        return self._connected

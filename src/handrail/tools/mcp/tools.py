@@ -1,0 +1,116 @@
+"""A server's tools as handrail Tools: `mcp__<server>__<tool>`, the server's own JSON Schema, checked before the call.
+
+Servers' annotations (readOnlyHint…) are hints from code we did not write, so they
+are not believed: MCP tools are never read-only nor concurrency-safe, and they ask
+unless a rule (`mcp__server`, `mcp__server__*`, `mcp__server__tool`) allows them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from handrail.tools.context import ToolUseContext
+from handrail.tools.errors import ToolError
+from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, McpToolSpec
+from handrail.tools.mcp.names import mcp_tool_name
+from handrail.tools.mcp.results import result_block
+from handrail.tools.protocol import McpInfo, Tool, ToolResult, ValidationResult, build_tool
+
+ALWAYS_LOAD_META = "anthropic/alwaysLoad"
+MAX_RESULT_CHARS = 50_000
+MAX_DESCRIPTION_CHARS = 2_048
+MAX_REPORTED_ERRORS = 5
+
+
+class McpInput(BaseModel):
+    """Any JSON object: the server's schema, not pydantic, says what is valid."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def arguments_of(value: BaseModel) -> dict[str, Any]:
+    """The call's arguments as the model sent them."""
+    return dict(value.model_extra or {})
+
+
+@cache
+def _jsonschema() -> Any:
+    import jsonschema  # lazily: only needed once an MCP tool is called
+
+    return jsonschema
+
+
+def schema_problems(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
+    """What is wrong with `arguments` under `schema` (empty when valid); a broken schema is a problem too."""
+    jsonschema = _jsonschema()
+    try:
+        validator_class = jsonschema.validators.validator_for(schema)
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return [f"the server's input schema is not valid JSON Schema ({exc.message}); the call was not sent"]
+    validator = validator_class(schema)
+    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+    problems = []
+    for error in errors[:MAX_REPORTED_ERRORS]:
+        where = ".".join(str(p) for p in error.absolute_path) or "input"
+        problems.append(f"- {where}: {error.message}")
+    return problems
+
+
+def _summary(arguments: Mapping[str, Any]) -> str:
+    text = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def mcp_tool(server: str, spec: McpToolSpec, connection: McpConnection) -> Tool[McpInput]:
+    """The Tool for `spec` on `server`, calling through `connection`."""
+    name = mcp_tool_name(server, spec.name)
+    schema = dict(spec.input_schema) or {"type": "object"}
+    description = spec.description or spec.title or f"{spec.name} (from the MCP server {server})"
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        description = description[:MAX_DESCRIPTION_CHARS] + "…"
+
+    async def validate(value: McpInput, ctx: ToolUseContext) -> ValidationResult:
+        problems = schema_problems(schema, arguments_of(value))
+        if not problems:
+            return ValidationResult(ok=True)
+        heading = f"InputValidationError: {name} failed due to the following issue(s):"
+        return ValidationResult(ok=False, message="\n".join([heading, *problems]))
+
+    async def call(value: McpInput, ctx: ToolUseContext) -> ToolResult:
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            ctx.report(message or (f"{done:g}/{total:g}" if total else f"{done:g}"))
+
+        try:
+            outcome = await connection.call_tool(spec.name, arguments_of(value), progress)
+        except McpConnectionLostError as exc:
+            raise ToolError(f"The MCP server {server!r} disconnected ({exc}); the call may not have finished.") from exc
+        except McpRequestError as exc:
+            raise ToolError(f"The MCP server {server!r} refused the call: {exc}") from exc
+        return ToolResult(outcome)
+
+    def summary(value: McpInput) -> str:
+        return f"{server}: {spec.name} {_summary(arguments_of(value))}"
+
+    return build_tool(
+        name=name,
+        input_model=McpInput,
+        description=description,
+        call=call,
+        validate_input=validate,
+        summary=summary,
+        user_facing_name=lambda _: f"{server} - {spec.title or spec.name} (MCP)",
+        search_hint=f"{server} {spec.name} {spec.title or ''}".strip(),
+        map_result_to_block=result_block,
+        max_result_size_chars=MAX_RESULT_CHARS,
+        should_defer=True,
+        interrupt_behavior="cancel",  # stopping the turn cancels the request (notifications/cancelled)
+        always_load=spec.meta.get(ALWAYS_LOAD_META) is True,
+        mcp_info=McpInfo(server=server, tool=spec.name),
+        input_json_schema=schema,
+    )

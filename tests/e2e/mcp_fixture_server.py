@@ -1,0 +1,115 @@
+"""An MCP server for the tests, written with the SDK: slow, failing, progressing, crashing and image tools.
+
+    python mcp_fixture_server.py [--http PORT] [--many N] [--fail-start] [--log FILE] [--wait-for FILE]
+
+`--log FILE` appends one line per event the tests wait for (started, cancelled);
+`--wait-for FILE` makes start-up slow: the server answers nothing until FILE exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+# a 1x1 PNG
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+
+
+def build(many: int, log: Path | None) -> MCPServer:
+    server = MCPServer("fixture")
+
+    def note(line: str) -> None:
+        if log is not None:
+            with log.open("a") as handle:
+                handle.write(line + "\n")
+
+    @server.tool(description="Echo the text back")
+    def echo(text: str) -> str:
+        return f"echo: {text}"
+
+    @server.tool(description="Report progress in steps, then finish")
+    async def progress(steps: int, ctx: Context) -> str:
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps, f"step {step} of {steps}")
+        return f"finished {steps} steps"
+
+    @server.tool(description="Wait until cancelled (reports progress once first)")
+    async def wait_forever(ctx: Context) -> str:
+        await ctx.report_progress(0, None, "waiting")
+        try:
+            await asyncio.sleep(3600)
+        except BaseException:
+            note("cancelled")
+            raise
+        return "never"
+
+    @server.tool(description="Always fails")
+    def fail(reason: str) -> str:
+        raise ToolError(f"failed on purpose: {reason}")
+
+    @server.tool(description="Return a tiny image")
+    def pixel() -> Image:
+        return Image(data=PIXEL, format="png")
+
+    @server.tool(description="Return a lot of text")
+    def big(size: int) -> str:
+        return "x" * size
+
+    @server.tool(description="Crash the server process")
+    def crash() -> str:
+        print("fixture: crashing on request", file=sys.stderr, flush=True)
+        os._exit(3)
+
+    @server.tool(description="Always loaded", meta={"anthropic/alwaysLoad": True})
+    def pinned() -> str:
+        return "pinned"
+
+    @server.resource("fixture://readme", name="readme", mime_type="text/plain")
+    def readme() -> str:
+        return "the fixture's readme"
+
+    for index in range(many):
+
+        def extra(n: int = index) -> str:
+            return f"extra {n}"
+
+        server.add_tool(extra, name=f"extra_{index:02d}", description=f"Extra tool number {index}")
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int)
+    parser.add_argument("--many", type=int, default=0)
+    parser.add_argument("--fail-start", action="store_true")
+    parser.add_argument("--log", type=Path)
+    parser.add_argument("--wait-for", type=Path)
+    args = parser.parse_args()
+    while args.wait_for is not None and not args.wait_for.exists():
+        time.sleep(0.02)
+    print(f"fixture: pid {os.getpid()} starting", file=sys.stderr, flush=True)
+    if args.fail_start:
+        print("fixture: cannot start, the database is missing", file=sys.stderr, flush=True)
+        sys.exit(2)
+    if args.log is not None:
+        with args.log.open("a") as handle:
+            handle.write(f"started {os.getpid()}\n")
+    server = build(args.many, args.log)
+    if args.http:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()

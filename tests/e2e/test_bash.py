@@ -1,0 +1,103 @@
+"""Bash as the editor sees it: the session's working directory, background shells, file rules on commands."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from handrail.tools.results import result_text
+from tests.e2e.editor import Editor, server_env, start_editor, tool_results
+from tests.tools.test_bash import gone
+
+ALLOW_ONCE = "Allow once"
+
+
+def _user_settings(workspace: Path, settings: dict[str, object]) -> None:
+    config = workspace.parent / "state" / "xdg-config" / "handrail"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(json.dumps(settings))
+
+
+def _last_result(request: dict[str, Any]) -> str:
+    results = tool_results(request)
+    return result_text(results[-1]) if results else ""
+
+
+async def test_cd_persists_across_bash_calls(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    (workspace / "sub").mkdir()
+    model.add(
+        Reply.of(ToolUse("Bash", {"command": "cd sub"})),
+        Reply.of(ToolUse("Bash", {"command": "pwd"})),
+        Reply.of(Text("done")),
+    )
+    await editor.ask("go to sub, then say where you are")
+    assert result_text(tool_results(model.requests[2])[0]) == str(workspace / "sub")
+    assert not editor.prompts  # cd inside the workspace and pwd are read-only
+
+
+def _poller(on_result: Callable[[str], Reply]) -> Callable[[dict[str, Any]], Reply]:
+    return lambda request: on_result(_last_result(request))
+
+
+def _background_script(result: str) -> Reply:
+    """The model's side of start, poll (until the output shows), kill, final read."""
+    if "<status>killed</status>" in result:
+        return Reply.of(Text("stopped"))
+    if result.startswith("Killed shell"):
+        return Reply.of(ToolUse("BashOutput", {"bash_id": "shell_1"}))
+    if "<status>running</status>" in result and "started" in result:
+        return Reply.of(ToolUse("KillShell", {"shell_id": "shell_1"}))
+    return Reply.of(ToolUse("BashOutput", {"bash_id": "shell_1"}))  # started, or no output yet
+
+
+async def test_background_command_polled_and_killed(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    command = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; echo started; wait"
+    model.add(Reply.of(ToolUse("Bash", {"command": command, "run_in_background": True})))
+    model.add(*[_poller(_background_script) for _ in range(200)])  # the polling stops once the output shows
+    editor.answers.append(ALLOW_ONCE)
+    result = await editor.ask("start it, watch it, stop it")
+    assert result["text"] == "stopped"
+    texts = [_last_result(r) for r in model.requests[1:]]
+    assert texts[0].startswith("Command running in the background with ID: shell_1.")
+    polled = next(t for t in texts if "started" in t)
+    assert polled.startswith("<status>running</status>") and "<output>started</output>" in polled
+    assert any(t.startswith("Killed shell shell_1") for t in texts)
+    assert texts[-1].startswith("<status>killed</status>")
+    for name in ("child.pid", "shell.pid"):
+        assert await gone(int((workspace / name).read_text()))
+
+
+async def test_background_processes_end_with_the_server(model: FakeModel, workspace: Path) -> None:
+    editor = await start_editor(workspace, server_env(model.base_url, workspace.parent / "state"), rich=False)
+    started = "sleep 60 & echo $! > child.pid; echo $$ > shell.pid; wait"
+    ready = "while [ ! -s child.pid ] || [ ! -s shell.pid ]; do sleep 0.05; done; echo ready"
+    model.add(
+        Reply.of(ToolUse("Bash", {"command": started, "run_in_background": True})),
+        Reply.of(ToolUse("Bash", {"command": ready})),
+        Reply.of(Text("left running")),
+    )
+    editor.answers.extend([ALLOW_ONCE, ALLOW_ONCE])
+    try:
+        await editor.ask("start a server and leave it")
+        assert result_text(tool_results(model.requests[2])[0]) == "ready"
+        pids = [int((workspace / name).read_text()) for name in ("child.pid", "shell.pid")]
+    finally:
+        await editor.client.shutdown_session()
+        await editor.client.stop()
+    for pid in pids:
+        assert await gone(pid)
+
+
+async def test_read_deny_rule_denies_cat(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    (workspace / ".env").write_text("API_KEY=very-secret\n")
+    _user_settings(workspace, {"permissions": {"deny": ["Read(./.env)"]}})
+    model.add(Reply.of(ToolUse("Bash", {"command": "cat .env"})), Reply.of(Text("could not")))
+    await editor.ask("show me the env file")
+    (denied,) = tool_results(model.requests[1])
+    assert denied["is_error"]
+    text = result_text(denied)
+    assert "Permission denied" in text and "Read(./.env)" in text and "very-secret" not in text
+    assert not editor.prompts

@@ -1,0 +1,385 @@
+"""MCP end to end: real servers (`mcp-server-time` from the registry, and our SDK fixture) through the agent loop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+
+from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from handrail.tools.results import result_text
+from tests.e2e.editor import Editor, server_env, start_editor, tool_results
+
+FIXTURE = Path(__file__).with_name("mcp_fixture_server.py")
+TIME_SERVER = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
+DEADLINE = 60.0
+
+
+def fixture_server(*args: str) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(FIXTURE), *args]}
+
+
+def user_settings(workspace: Path, settings: dict[str, Any]) -> None:
+    path = workspace.parent / "state" / "xdg-config" / "handrail" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings))
+
+
+def mcp_json(workspace: Path, servers: dict[str, Any]) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+async def command(editor: Editor, name: str, argument: dict[str, Any] | None = None) -> Any:
+    return await editor.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=[argument or {}])
+    )
+
+
+async def server_status(editor: Editor, name: str) -> dict[str, Any]:
+    status = await command(editor, "handrail.mcpStatus")
+    found = [s for s in status["servers"] if s["name"] == name]
+    assert found, f"{name} not in {status}"
+    entry: dict[str, Any] = found[0]
+    return entry
+
+
+async def until(condition: Callable[[], bool], failure: str) -> None:
+    """Wait until `condition` holds (what it watches happens in other processes)."""
+    end = asyncio.get_running_loop().time() + DEADLINE
+    while not condition():
+        assert asyncio.get_running_loop().time() < end, failure
+        await asyncio.sleep(0.05)
+
+
+async def wait_state(editor: Editor, name: str, state: str) -> dict[str, Any]:
+    """Poll handrail.mcpStatus until the server reaches `state` (servers connect in the background)."""
+    end = asyncio.get_running_loop().time() + DEADLINE
+    while (entry := await server_status(editor, name))["state"] != state:
+        assert asyncio.get_running_loop().time() < end, f"{name} never became {state}: {entry}"
+        await asyncio.sleep(0.1)
+    return entry
+
+
+async def run_logged_fixture(editor: Editor, workspace: Path, log_file: Path) -> None:
+    """The fixture server (logging to `log_file`) as a user server whose tools are all allowed, connected."""
+    user_settings(
+        workspace,
+        {"mcpServers": {"fx": fixture_server("--log", str(log_file))}, "permissions": {"allow": ["mcp__fx"]}},
+    )
+    await wait_state(editor, "fx", "running")
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+def tool_names(request: dict[str, Any]) -> list[str]:
+    return [t["name"] for t in request.get("tools", [])]
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Path:
+    return tmp_path / "fixture.log"
+
+
+@pytest_asyncio.fixture
+async def mcp_editor(workspace: Path, model: FakeModel) -> AsyncIterator[Editor]:
+    """A plain-LSP editor whose server restarts crashed MCP servers at once."""
+    env = {**server_env(model.base_url, workspace.parent / "state"), "HANDRAIL_MCP_RESTART_DELAY": "0"}
+    editor = await start_editor(workspace, env)
+    yield editor
+    await editor.client.shutdown_session()
+    await editor.client.stop()
+
+
+async def test_time_server_tool_called_through_the_agent_loop(
+    mcp_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    user_settings(workspace, {"mcpServers": {"time": TIME_SERVER}})
+    status = await wait_state(mcp_editor, "time", "running")
+    assert status["source"] == "user"
+    assert set(status["tools"]) == {"mcp__time__get_current_time", "mcp__time__convert_time"}
+    model.add(
+        Reply.of(
+            ToolUse("mcp__time__convert_time", {"time": 5}),  # invalid: refused before the server sees it
+            ToolUse("mcp__time__get_current_time", {"timezone": "Europe/Paris"}),
+        ),
+        Reply.of(Text("done")),
+    )
+    mcp_editor.answers.append("Allow once")
+    result = await mcp_editor.ask("what time is it in Paris?")
+    assert result["stopReason"] == "end_turn"
+    tools = {t["name"]: t for t in model.requests[0]["tools"]}
+    assert tools["mcp__time__get_current_time"]["input_schema"]["required"] == ["timezone"]
+    invalid, called = tool_results(model.requests[1])
+    assert invalid["is_error"] and "InputValidationError" in result_text(invalid)
+    assert "source_timezone" in result_text(invalid)
+    assert not called.get("is_error") and "Europe/Paris" in result_text(called)
+    (prompt,) = mcp_editor.prompts  # only the valid call was asked about
+    assert any(a.title == "Always allow mcp__time__get_current_time" for a in prompt.actions or [])
+
+
+async def test_a_slow_server_does_not_delay_the_first_turn(
+    mcp_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    user_settings(workspace, {"mcpServers": {"fx": fixture_server("--wait-for", str(gate))}})
+    model.add(Reply.of(Text("first")))
+    result = await mcp_editor.ask("hi")  # answered while the server is still starting
+    assert result["text"] == "first"
+    assert (await server_status(mcp_editor, "fx"))["state"] == "starting"
+    assert not any(n.startswith("mcp__") for n in tool_names(model.requests[0]))
+    gate.write_text("go")
+    await wait_state(mcp_editor, "fx", "running")
+    model.add(Reply.of(Text("second")))
+    await mcp_editor.ask("again")
+    assert "mcp__fx__echo" in tool_names(model.requests[1])  # its tools joined the next request
+
+
+async def test_rules_at_server_and_tool_level(mcp_editor: Editor, model: FakeModel, workspace: Path) -> None:
+    user_settings(
+        workspace,
+        {
+            "mcpServers": {"time": TIME_SERVER, "fx": fixture_server()},
+            "permissions": {"allow": ["mcp__time", "mcp__fx__echo"], "deny": ["mcp__fx__crash"]},
+        },
+    )
+    await wait_state(mcp_editor, "time", "running")
+    await wait_state(mcp_editor, "fx", "running")
+    model.add(
+        Reply.of(
+            ToolUse("mcp__time__get_current_time", {"timezone": "UTC"}),  # server-wide allow
+            ToolUse("mcp__fx__echo", {"text": "hi"}),  # tool allow
+            ToolUse("mcp__fx__progress", {"steps": 1}),  # no rule: asks
+        ),
+        Reply.of(Text("done")),
+    )
+    mcp_editor.answers.append("Deny")
+    await mcp_editor.ask("use the tools")
+    names = tool_names(model.requests[0])
+    assert "mcp__fx__echo" in names and "mcp__fx__crash" not in names  # denied outright: never shown
+    now, echo, progress = tool_results(model.requests[1])
+    assert not now.get("is_error") and not echo.get("is_error")
+    assert result_text(echo) == "echo: hi"
+    assert progress["is_error"]
+    assert len(mcp_editor.prompts) == 1 and "progress" in mcp_editor.prompts[0].message
+
+
+async def test_large_pool_defers_mcp_tools_behind_tool_search(
+    mcp_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    user_settings(
+        workspace, {"mcpServers": {"fx": fixture_server("--many", "30")}, "permissions": {"allow": ["mcp__fx"]}}
+    )
+    await wait_state(mcp_editor, "fx", "running")
+    model.add(
+        Reply.of(ToolUse("ToolSearch", {"query": "select:mcp__fx__echo"})),
+        Reply.of(ToolUse("mcp__fx__echo", {"text": "found"})),
+        Reply.of(Text("done")),
+    )
+    await mcp_editor.ask("find the echo tool")
+    first = tool_names(model.requests[0])
+    assert "ToolSearch" in first and "mcp__fx__pinned" in first  # alwaysLoad is always sent
+    assert "mcp__fx__echo" not in first and "mcp__fx__extra_00" not in first
+    assert "mcp__fx__echo" in json.dumps(model.requests[0]["system"])  # named in the prompt
+    assert "mcp__fx__echo" in tool_names(model.requests[1])
+    (echo,) = tool_results(model.requests[2])
+    assert result_text(echo) == "echo: found"
+
+
+async def test_results_progress_errors_images_resources_and_size_limit(
+    mcp_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    user_settings(workspace, {"mcpServers": {"fx": fixture_server()}, "permissions": {"allow": ["mcp__fx"]}})
+    await wait_state(mcp_editor, "fx", "running")
+    model.add(
+        Reply.of(
+            ToolUse("mcp__fx__progress", {"steps": 3}),
+            ToolUse("mcp__fx__fail", {"reason": "testing"}),
+            ToolUse("mcp__fx__pixel", {}),
+            ToolUse("mcp__fx__big", {"size": 120_000}),
+            ToolUse("ListMcpResources", {}),
+            ToolUse("ReadMcpResource", {"server": "fx", "uri": "fixture://readme"}),
+        ),
+        Reply.of(Text("done")),
+    )
+    await mcp_editor.ask("exercise the fixture")
+    progress, fail, pixel, big, listed, read = tool_results(model.requests[1])
+    assert result_text(progress) == "finished 3 steps"
+    lines = [e["message"] for e in mcp_editor.chat if e["kind"] == "toolProgress"]
+    assert "step 1 of 3" in lines and "step 3 of 3" in lines
+    assert fail["is_error"] and "failed on purpose: testing" in result_text(fail)
+    assert [b["type"] for b in pixel["content"]] == ["image"]
+    assert pixel["content"][0]["source"]["media_type"] == "image/png"
+    assert "too large" in result_text(big) and len(result_text(big)) < 10_000
+    assert not listed.get("is_error") and "fixture://readme" in result_text(listed)
+    assert not read.get("is_error") and "the fixture's readme" in result_text(read)
+    assert mcp_editor.prompts == []  # mcp__fx allows the server's tools and its resources
+
+
+async def test_cancelling_a_turn_cancels_the_call_on_the_server(
+    mcp_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
+) -> None:
+    await run_logged_fixture(mcp_editor, workspace, log_file)
+    model.add(Reply.of(ToolUse("mcp__fx__wait_forever", {})), Reply.of(Text("never reached")))
+    ask = asyncio.create_task(mcp_editor.ask("wait"))
+    await until(lambda: any(e["kind"] == "toolProgress" for e in mcp_editor.chat), "no progress from the tool")
+    session_id = mcp_editor.chat[0]["sessionId"]
+    assert await command(mcp_editor, "handrail.cancel", {"sessionId": session_id}) == {"cancelled": True}
+    result = await ask
+    assert result["stopReason"] == "cancelled"
+    await until(lambda: "cancelled" in _read(log_file), "the server never heard notifications/cancelled")
+
+
+async def test_a_crashed_server_is_restarted(
+    mcp_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
+) -> None:
+    await run_logged_fixture(mcp_editor, workspace, log_file)
+    model.add(Reply.of(ToolUse("mcp__fx__crash", {})), Reply.of(Text("it crashed")))
+    await mcp_editor.ask("crash it")
+    (crash,) = tool_results(model.requests[1])
+    assert crash["is_error"] and "disconnected" in result_text(crash)
+    await until(lambda: _read(log_file).count("started") == 2, "the server was not restarted")
+    await wait_state(mcp_editor, "fx", "running")
+    warnings = [m.message for m in mcp_editor.client.messages if "fx" in m.message]
+    assert any("restarting" in w and "crashing on request" in w for w in warnings)  # with the stderr tail
+    model.add(Reply.of(ToolUse("mcp__fx__echo", {"text": "back"})), Reply.of(Text("ok")))
+    await mcp_editor.ask("echo")
+    (echo,) = tool_results(model.requests[3])
+    assert result_text(echo) == "echo: back"
+
+
+async def test_a_server_that_cannot_start_is_reported(mcp_editor: Editor, workspace: Path) -> None:
+    user_settings(workspace, {"mcpServers": {"broken": fixture_server("--fail-start")}})
+    status = await wait_state(mcp_editor, "broken", "failed")
+    assert "database is missing" in status["stderrTail"]
+    assert any("broken" in m.message and "database is missing" in m.message for m in mcp_editor.client.messages)
+
+
+async def test_untrusted_project_servers_do_not_start(
+    editor: Editor, model: FakeModel, workspace: Path, log_file: Path
+) -> None:
+    mcp_json(workspace, {"fx": fixture_server("--log", str(log_file))})
+    model.add(Reply.of(Text("hello")))
+    await editor.ask("hi")
+    status = await server_status(editor, "fx")
+    assert status["state"] == "untrusted" and status["source"] == "mcp.json"
+    assert editor.prompts == []  # no approval is offered in an untrusted workspace
+    refused = await command(editor, "handrail.approveMcpServer", {"name": "fx"})
+    assert refused["approved"] is False
+    assert _read(log_file) == ""  # never started
+    assert not any(n.startswith("mcp__") for n in tool_names(model.requests[0]))
+
+
+async def test_project_servers_start_once_approved_and_again_after_a_change(
+    trusted_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
+) -> None:
+    mcp_json(workspace, {"fx": fixture_server("--log", str(log_file))})
+    model.add(Reply.of(Text("hello")))
+    trusted_editor.answers.append("Approve")
+    await trusted_editor.ask("hi")
+    (prompt,) = trusted_editor.prompts
+    assert "fx" in prompt.message and str(FIXTURE) in prompt.message
+    await wait_state(trusted_editor, "fx", "running")
+    # a changed definition stops the server until it is approved again
+    mcp_json(workspace, {"fx": fixture_server("--log", str(log_file), "--many", "1")})
+    status = await server_status(trusted_editor, "fx")
+    assert status["state"] == "needsApproval" and "changed" in status["error"]
+    approved = await command(trusted_editor, "handrail.approveMcpServer", {"name": "fx"})
+    assert approved["approved"] is True
+    status = await wait_state(trusted_editor, "fx", "running")
+    assert "mcp__fx__extra_00" in status["tools"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def http_fixture() -> Iterator[str]:
+    """The fixture server on streamable HTTP at 127.0.0.1; yields its URL once it accepts connections."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(FIXTURE), "--http", str(port)], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    )
+    try:
+        end = time.monotonic() + DEADLINE
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the http fixture died"
+                assert time.monotonic() < end, "the http fixture never listened"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def test_http_transport(mcp_editor: Editor, model: FakeModel, workspace: Path, http_fixture: str) -> None:
+    user_settings(
+        workspace,
+        {
+            "mcpServers": {"web": {"type": "http", "url": http_fixture, "headers": {"X-Test": "${FIXTURE_HEADER:-1}"}}},
+            "permissions": {"allow": ["mcp__web__echo"]},
+        },
+    )
+    status = await wait_state(mcp_editor, "web", "running")
+    assert "mcp__web__echo" in status["tools"]
+    model.add(Reply.of(ToolUse("mcp__web__echo", {"text": "over http"})), Reply.of(Text("ok")))
+    await mcp_editor.ask("echo over http")
+    (echo,) = tool_results(model.requests[1])
+    assert result_text(echo) == "echo: over http"
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def test_no_server_process_is_left_after_shutdown(workspace: Path, model: FakeModel) -> None:
+    user_settings(workspace, {"mcpServers": {"time": TIME_SERVER, "fx": fixture_server()}})
+    editor = await start_editor(workspace, server_env(model.base_url, workspace.parent / "state"))
+    await wait_state(editor, "time", "running")
+    await wait_state(editor, "fx", "running")
+    server = editor.client._server
+    assert server is not None
+    children = _children(server.pid)
+    assert len(children) >= 2
+    await editor.client.shutdown_session()
+    await editor.client.stop()
+    assert server.returncode == 0
+    await until(lambda: not any(_alive(pid) for pid in children), f"left running: {children}")

@@ -1,0 +1,94 @@
+"""TodoWrite notifications, project instructions in the prompt, and token usage at the end of a turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from handrail.tools.results import result_text
+from tests.e2e.editor import Editor, tool_results
+
+PLAN = [
+    {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+    {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+    {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+]
+
+
+async def test_todo_write_sends_the_whole_list_and_refuses_two_in_progress(editor: Editor, model: FakeModel) -> None:
+    two_running = [{**item, "status": "in_progress"} for item in PLAN[1:]]
+    blank = [{"content": "  ", "status": "pending", "activeForm": "Waiting"}]
+    model.add(
+        Reply.of(ToolUse("TodoWrite", {"todos": PLAN})),
+        Reply.of(ToolUse("TodoWrite", {"todos": two_running}), ToolUse("TodoWrite", {"todos": blank})),
+        Reply.of(ToolUse("TodoWrite", {"todos": []})),
+        Reply.of(Text("planned")),
+    )
+    result = await editor.ask("plan the work")
+
+    assert result["text"] == "planned" and editor.prompts == []  # no permission needed
+    (ok,) = tool_results(model.requests[1])
+    assert not ok.get("is_error") and "modified successfully" in result_text(ok)
+    running, empty = tool_results(model.requests[2])
+    assert running["is_error"] and "At most one task may be in_progress" in result_text(running)
+    assert empty["is_error"] and "content" in result_text(empty)
+    lists = [e["todos"] for e in editor.chat if e["kind"] == "todos"]
+    assert lists == [PLAN, []]  # refused lists are never sent
+
+
+async def test_project_instructions_reach_the_system_prompt_and_nested_ones_join_once(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("Always answer in haiku.\n")
+    (workspace / ".handrail").mkdir()
+    (workspace / ".handrail" / "instructions.md").write_text("Never touch vendor/.\n")
+    package = workspace / "pkg" / "inner"
+    package.mkdir(parents=True)
+    (workspace / "pkg" / "CLAUDE.md").write_text("pkg uses tabs.\n")
+    (package / "mod.py").write_text("x = 1\n")
+    (package / "other.py").write_text("y = 2\n")
+    model.add(
+        Reply.of(ToolUse("Read", {"file_path": str(package / "mod.py")})),
+        Reply.of(ToolUse("Read", {"file_path": str(package / "other.py")})),
+        Reply.of(Text("read both")),
+    )
+    await editor.ask("read the package")
+
+    first, second, third = model.requests
+    system = first["system"]
+    assert "Always answer in haiku." in system and "Never touch vendor/." in system
+    assert system.index("Always answer in haiku.") < system.index("Never touch vendor/.")
+    assert "pkg uses tabs." not in system
+    reminders = [
+        block["text"]
+        for block in second["messages"][-1]["content"]
+        if block.get("type") == "text" and "pkg uses tabs." in block["text"]
+    ]
+    assert len(reminders) == 1 and reminders[0].startswith("<system-reminder>")
+    assert str(workspace / "pkg" / "CLAUDE.md") in reminders[0]
+    # joined once: the second read in the same folder adds nothing
+    assert not any("pkg uses tabs." in b.get("text", "") for b in third["messages"][-1]["content"])
+    assert sum("pkg uses tabs." in str(m["content"]) for m in third["messages"]) == 1
+
+
+async def test_a_huge_instructions_file_is_cut_with_a_note(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    (workspace / "CLAUDE.md").write_text("rule\n" * 10_000)
+    model.add(Reply.of(Text("ok")))
+    await editor.ask("hello")
+    system = model.requests[0]["system"]
+    assert "[… cut: 20000 of 49999 characters shown" in system
+    assert len(system) < 30_000
+
+
+async def test_turn_end_reports_usage(editor: Editor, model: FakeModel) -> None:
+    model.add(
+        Reply(
+            [ToolUse("TodoWrite", {"todos": PLAN[:1]})],
+            usage_in=120,
+            usage_out=7,
+        ),
+        Reply([Text("done")], usage_in=200, usage_out=30),
+    )
+    await editor.ask("count tokens")
+    (end,) = [e for e in editor.chat if e["kind"] == "turnEnd"]
+    assert end["usage"] == {"inputTokens": 320, "outputTokens": 37}

@@ -1,0 +1,246 @@
+/**
+ * The chat view's state per session and the incremental view operations each chat event produces.
+ * The extension keeps one ChatSessionModel per session and posts only the returned ops to the webview.
+ */
+
+import type { ChatEvent, InactiveItem, Todo, Usage } from "./protocol";
+
+export type ToolStatus = "running" | "waiting" | "done" | "error";
+
+export interface ToolCard {
+  id: string;
+  name: string;
+  summary: string;
+  status: ToolStatus;
+  progress: string[];
+  result?: string;
+  permission?: string;
+  parentId?: string;
+}
+
+export type Entry =
+  | { type: "user"; id: string; text: string }
+  | { type: "assistant"; id: string; text: string }
+  | { type: "tool"; id: string; card: ToolCard }
+  | { type: "notice"; id: string; text: string; level: "info" | "warning" | "error" };
+
+export interface Status {
+  sessionId: string;
+  running: boolean;
+  mode: string;
+  usage: Usage;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+}
+
+/** An operation the webview applies to its DOM. */
+export type ViewOp =
+  | { op: "reset"; entries: Entry[]; todos: Todo[]; status: Status }
+  | { op: "entry"; entry: Entry }
+  | { op: "appendText"; id: string; text: string }
+  | { op: "patchTool"; id: string; patch: Partial<ToolCard> }
+  | { op: "todos"; todos: Todo[] }
+  | { op: "status"; status: Status }
+  | { op: "sessions"; sessions: SessionSummary[]; current: string }
+  | { op: "inactive"; items: InactiveItem[]; trusted: boolean }
+  | { op: "focusPrompt" };
+
+/** Keep progress short: a card shows the latest lines only. */
+const MAX_PROGRESS_LINES = 20;
+
+function describeStop(stopReason: string): string | null {
+  switch (stopReason) {
+    case "end_turn":
+    case "tool_use":
+      return null;
+    case "cancelled":
+      return "Stopped.";
+    case "max_tokens":
+      return "The answer hit the token limit.";
+    case "max_turns":
+      return "Stopped after the maximum number of model turns.";
+    default:
+      return `Turn ended: ${stopReason}`;
+  }
+}
+
+/** One session's transcript, todo list and status, updated by chat events. */
+export class ChatSessionModel {
+  readonly entries: Entry[] = [];
+  todos: Todo[] = [];
+  title = "New session";
+  private readonly tools = new Map<string, ToolCard>();
+  private openText: { id: string; text: string } | null = null;
+  private counter = 0;
+  private turnHadText = false;
+  readonly status: Status;
+
+  constructor(readonly sessionId: string, mode = "default") {
+    this.status = { sessionId, running: false, mode, usage: { inputTokens: 0, outputTokens: 0 } };
+  }
+
+  /** Everything the view needs to draw this session from scratch (switching sessions, view reload). */
+  snapshot(): ViewOp {
+    return { op: "reset", entries: this.entries.map((e) => structuredClone(e)), todos: [...this.todos], status: { ...this.status } };
+  }
+
+  private nextId(prefix: string): string {
+    this.counter += 1;
+    return `${prefix}-${this.counter}`;
+  }
+
+  private add(entry: Entry): ViewOp {
+    this.entries.push(entry);
+    return { op: "entry", entry: structuredClone(entry) };
+  }
+
+  /** A local notice (errors of the client itself, e.g. the server is restarting). */
+  notice(text: string, level: "info" | "warning" | "error" = "info"): ViewOp[] {
+    this.openText = null;
+    return [this.add({ type: "notice", id: this.nextId("n"), text, level })];
+  }
+
+  /** The status changed outside the chat stream (a turn started from this client). */
+  setRunning(running: boolean): ViewOp[] {
+    if (this.status.running === running) {
+      return [];
+    }
+    this.status.running = running;
+    return [{ op: "status", status: { ...this.status } }];
+  }
+
+  private card(id: string, name = "tool", parentId?: string): { card: ToolCard; ops: ViewOp[] } {
+    const existing = this.tools.get(id);
+    if (existing) {
+      return { card: existing, ops: [] };
+    }
+    // a card for a call we have not seen start (e.g. the first event is a permission prompt)
+    const card: ToolCard = { id, name, summary: name, status: "running", progress: [], ...(parentId ? { parentId } : {}) };
+    this.tools.set(id, card);
+    this.openText = parentId ? this.openText : null;
+    return { card, ops: [this.add({ type: "tool", id, card })] };
+  }
+
+  private patch(card: ToolCard, patch: Partial<ToolCard>): ViewOp {
+    Object.assign(card, patch);
+    return { op: "patchTool", id: card.id, patch: structuredClone(patch) };
+  }
+
+  /** A permission prompt for this tool call is open in the editor. */
+  promptOpened(toolUseId: string, tool: string): ViewOp[] {
+    const { card, ops } = this.card(toolUseId, tool);
+    return [...ops, this.patch(card, { status: "waiting", permission: "pending" })];
+  }
+
+  /** Apply one `handrail/chat` event. */
+  apply(event: ChatEvent): ViewOp[] {
+    switch (event.kind) {
+      case "turnStart": {
+        this.openText = null;
+        this.turnHadText = false;
+        if (this.title === "New session" && event.prompt.trim()) {
+          this.title = event.prompt.trim().split("\n")[0].slice(0, 60);
+        }
+        this.status.running = true;
+        return [this.add({ type: "user", id: this.nextId("u"), text: event.prompt }), { op: "status", status: { ...this.status } }];
+      }
+      case "text": {
+        this.turnHadText = true;
+        if (this.openText) {
+          this.openText.text += event.text;
+          const entry = this.entries.find((e) => e.id === this.openText?.id);
+          if (entry && entry.type === "assistant") {
+            entry.text = this.openText.text;
+          }
+          return [{ op: "appendText", id: this.openText.id, text: event.text }];
+        }
+        const id = this.nextId("a");
+        this.openText = { id, text: event.text };
+        return [this.add({ type: "assistant", id, text: event.text })];
+      }
+      case "retry":
+        return this.notice(`Retrying: ${event.reason}`, "warning");
+      case "toolStart": {
+        const existing = this.tools.get(event.toolUseId);
+        if (existing) {
+          return [this.patch(existing, { name: event.name, summary: event.summary })];
+        }
+        const card: ToolCard = {
+          id: event.toolUseId, name: event.name, summary: event.summary, status: "running", progress: [],
+          ...(event.parentToolUseId ? { parentId: event.parentToolUseId } : {}),
+        };
+        this.tools.set(card.id, card);
+        if (!event.parentToolUseId) {
+          this.openText = null;
+        }
+        return [this.add({ type: "tool", id: card.id, card })];
+      }
+      case "toolProgress": {
+        const { card, ops } = this.card(event.toolUseId, "tool", event.parentToolUseId);
+        const progress = [...card.progress, event.message].slice(-MAX_PROGRESS_LINES);
+        return [...ops, this.patch(card, { progress })];
+      }
+      case "toolResult": {
+        const { card, ops } = this.card(event.toolUseId, "tool", event.parentToolUseId);
+        return [...ops, this.patch(card, { status: event.isError ? "error" : "done", result: event.preview })];
+      }
+      case "permission": {
+        const { card, ops } = this.card(event.toolUseId, "tool", event.parentToolUseId);
+        const status: ToolStatus = event.decision === "deny" || event.decision === "cancelled" ? "error" : "running";
+        return [...ops, this.patch(card, { permission: event.decision, status: card.status === "waiting" || status === "error" ? status : card.status })];
+      }
+      case "turnEnd": {
+        this.openText = null;
+        this.status.running = false;
+        if (event.usage) {
+          this.status.usage = {
+            inputTokens: this.status.usage.inputTokens + event.usage.inputTokens,
+            outputTokens: this.status.usage.outputTokens + event.usage.outputTokens,
+          };
+        }
+        const ops: ViewOp[] = [];
+        if (!this.turnHadText && event.text) {
+          ops.push(this.add({ type: "assistant", id: this.nextId("a"), text: event.text }));
+        }
+        const stop = describeStop(event.stopReason);
+        if (stop) {
+          ops.push(...this.notice(stop, event.stopReason === "cancelled" ? "info" : "warning"));
+        }
+        ops.push({ op: "status", status: { ...this.status } });
+        return ops;
+      }
+      case "todos":
+        this.todos = event.todos.map((t) => ({ ...t }));
+        return [{ op: "todos", todos: this.todos.map((t) => ({ ...t })) }];
+      case "mode":
+        this.status.mode = event.mode;
+        return [{ op: "status", status: { ...this.status } }];
+      default:
+        return [];
+    }
+  }
+}
+
+/** How the view labels a permission decision on a tool card. */
+export function decisionLabel(decision: string | undefined): string {
+  switch (decision) {
+    case undefined:
+      return "";
+    case "pending":
+      return "waiting for your answer";
+    case "allow":
+      return "allowed once";
+    case "allow_always":
+    case "allowAlways":
+      return "always allowed";
+    case "deny":
+      return "denied";
+    case "cancelled":
+      return "prompt cancelled";
+    default:
+      return decision;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The client side of handrail's protocol extensions, independent of VS Code: the extension registers
+ * these on its LanguageClient, the integration test on a plain vscode-jsonrpc connection.
+ */
+
+import type { CancellationToken, Disposable } from "vscode-jsonrpc";
+import { PromptQueue } from "./promptQueue";
+import {
+  ASK_USER, CHAT, Commands, PERMISSION, SAVE_DOCUMENT, asChatEvent,
+  type AskResult, type AskUserParams, type AskUserResult, type ChatEvent, type McpServerStatus,
+  type PermissionParams, type PermissionResult, type PermissionsReport,
+} from "./protocol";
+
+/** The part of a JSON-RPC connection (LanguageClient or MessageConnection) the handlers need. */
+export interface Endpoint {
+  onRequest(method: string, handler: (params: never, token: CancellationToken) => unknown): Disposable;
+  onNotification(method: string, handler: (params: never) => void): Disposable;
+  sendRequest(method: string, params: unknown): Promise<unknown>;
+}
+
+/** What the user sees; the extension implements it with quick picks, tests with scripted answers. */
+export interface HandrailUi {
+  permission(params: PermissionParams, token: CancellationToken): Promise<PermissionResult>;
+  askUser(params: AskUserParams, token: CancellationToken): Promise<AskUserResult | null>;
+  saveDocument(uri: string): Promise<boolean>;
+  chat(event: ChatEvent): void;
+}
+
+const DENY: PermissionResult = { decision: "deny" };
+
+/** Register the handlers for handrail's server→client messages; the queue serialises prompts. */
+export function registerHandlers(endpoint: Endpoint, ui: HandrailUi, queue = new PromptQueue()): Disposable[] {
+  return [
+    endpoint.onRequest(PERMISSION, (params: PermissionParams, token) =>
+      queue.enqueue(`permission:${params.toolUseId}`, token, DENY, (t) => ui.permission(params, t))),
+    endpoint.onRequest(ASK_USER, (params: AskUserParams, token) =>
+      queue.enqueue<AskUserResult | null>(`ask:${params.toolUseId}`, token, null, (t) => ui.askUser(params, t))),
+    endpoint.onRequest(SAVE_DOCUMENT, async (params: { uri: string }) => ({ saved: await ui.saveDocument(params.uri) })),
+    endpoint.onNotification(CHAT, (params: unknown) => {
+      const event = asChatEvent(params);
+      if (!event) {
+        return;
+      }
+      if (event.kind === "permission") {
+        queue.drop(`permission:${event.toolUseId}`); // decided (or abandoned) by the server while queued
+      }
+      ui.chat(event);
+    }),
+  ];
+}
+
+/** Typed calls of handrail's server commands. */
+export class HandrailCommands {
+  constructor(private readonly endpoint: Pick<Endpoint, "sendRequest">) {}
+
+  private async execute(command: string, args: unknown[]): Promise<unknown> {
+    return this.endpoint.sendRequest("workspace/executeCommand", { command, arguments: args });
+  }
+
+  ask(prompt: string, sessionId: string): Promise<AskResult> {
+    return this.execute(Commands.ask, [{ prompt, sessionId }]) as Promise<AskResult>;
+  }
+
+  cancel(sessionId: string): Promise<unknown> {
+    return this.execute(Commands.cancel, [{ sessionId }]);
+  }
+
+  setMode(mode: string, sessionId?: string): Promise<unknown> {
+    return this.execute(Commands.setMode, [sessionId ? { mode, sessionId } : { mode }]);
+  }
+
+  permissions(sessionId?: string): Promise<PermissionsReport> {
+    return this.execute(Commands.permissions, [sessionId ? { sessionId } : {}]) as Promise<PermissionsReport>;
+  }
+
+  approveProjectSettings(): Promise<unknown> {
+    return this.execute(Commands.approveProjectSettings, []);
+  }
+
+  async mcpStatus(): Promise<McpServerStatus[]> {
+    const result = (await this.execute(Commands.mcpStatus, [])) as { servers?: McpServerStatus[] } | null;
+    return result?.servers ?? [];
+  }
+}

@@ -1,0 +1,160 @@
+/** The handrail client protocol (see COMMON contract / README "The protocol"): message shapes only. */
+
+export const CHAT = "handrail/chat";
+export const PERMISSION = "handrail/permission";
+export const ASK_USER = "handrail/askUser";
+export const SAVE_DOCUMENT = "handrail/saveDocument";
+export const DIAGNOSTICS = "handrail/diagnostics";
+export const DID_CHANGE_TRUST = "handrail/didChangeTrust";
+
+/** Server commands, called with `workspace/executeCommand`. */
+export const Commands = {
+  ask: "handrail.ask",
+  cancel: "handrail.cancel",
+  setMode: "handrail.setMode",
+  permissions: "handrail.permissions",
+  approveProjectSettings: "handrail.approveProjectSettings",
+  mcpStatus: "handrail.mcpStatus",
+} as const;
+
+/** What this client declares in `capabilities.experimental.handrail`. */
+export const EXPERIMENTAL_CAPABILITIES = {
+  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true },
+} as const;
+
+export const MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
+export type Mode = (typeof MODES)[number];
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface Todo {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  activeForm?: string;
+}
+
+interface ChatBase {
+  sessionId: string;
+}
+
+/** One `handrail/chat` notification. */
+export type ChatEvent = ChatBase &
+  (
+    | { kind: "turnStart"; prompt: string }
+    | { kind: "text"; text: string }
+    | { kind: "retry"; reason: string }
+    | { kind: "toolStart"; toolUseId: string; name: string; summary: string; parentToolUseId?: string }
+    | { kind: "toolProgress"; toolUseId: string; message: string; parentToolUseId?: string }
+    | { kind: "toolResult"; toolUseId: string; isError: boolean; preview: string; parentToolUseId?: string }
+    | { kind: "permission"; toolUseId: string; decision: string; parentToolUseId?: string }
+    | { kind: "turnEnd"; stopReason: string; text: string; usage?: Usage }
+    | { kind: "todos"; todos: Todo[] }
+    | { kind: "mode"; mode: string }
+  );
+
+export type Destination = "session" | "localSettings" | "projectSettings" | "userSettings";
+
+/** Params of `handrail/permission`. */
+export interface PermissionParams {
+  sessionId: string;
+  toolUseId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  summary: string;
+  reason: string;
+  diff: string | null;
+  suggestions: string[];
+  agent?: { toolUseId: string; description: string };
+}
+
+/** Result of `handrail/permission`. */
+export interface PermissionResult {
+  decision: "allow" | "allowAlways" | "deny";
+  rule?: string;
+  destination?: Destination;
+  feedback?: string;
+}
+
+export interface AskOption {
+  label: string;
+  description?: string;
+}
+
+export interface AskQuestion {
+  question: string;
+  header?: string;
+  options: AskOption[];
+  multiSelect?: boolean;
+}
+
+/** Params of `handrail/askUser`. */
+export interface AskUserParams {
+  sessionId: string;
+  toolUseId: string;
+  questions: AskQuestion[];
+}
+
+export interface AskUserResult {
+  answers: Record<string, string>;
+}
+
+/** Result of `handrail.ask`. */
+export interface AskResult {
+  sessionId: string;
+  stopReason: string;
+  text: string;
+}
+
+/** One entry of `handrail.permissions`' `inactive` list (a rule or a setting). */
+export interface InactiveItem {
+  rule?: string;
+  setting?: string;
+  behavior?: string;
+  source: string;
+  reason: string;
+}
+
+export interface PermissionsReport {
+  mode: string;
+  inactive: InactiveItem[];
+  problems?: { file: string; message: string; rule?: string | null }[];
+}
+
+export interface McpServerStatus {
+  name: string;
+  source: string;
+  state: string;
+  tools: string[];
+  error?: string;
+  stderrTail?: string;
+}
+
+/** An LSP diagnostic as sent in `handrail/diagnostics`. */
+export interface LspDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity?: number;
+  code?: string | number;
+  source?: string;
+  message: string;
+}
+
+export interface DiagnosticsParams {
+  uri: string;
+  version: number | null;
+  diagnostics: LspDiagnostic[];
+}
+
+/** Read a chat event from untrusted JSON: null unless it has a session id and a kind. */
+export function asChatEvent(value: unknown): ChatEvent | null {
+  if (typeof value !== "object" || value === null) {
+    return null;
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.sessionId !== "string" || typeof record.kind !== "string") {
+    return null;
+  }
+  return value as ChatEvent;
+}

@@ -1,0 +1,121 @@
+/** `handrail/permission` as a quick pick, with VS Code's diff editor showing a proposed edit meanwhile. */
+
+import * as vscode from "vscode";
+import type { CancellationToken } from "vscode-jsonrpc";
+import { choiceItems, destinationItems, editTarget, promptTitle, toResult } from "../logic/permissionChoices";
+import type { PermissionParams, PermissionResult } from "../logic/protocol";
+import { applyUnifiedDiff } from "../logic/unifiedDiff";
+import { input, pick } from "./quickPick";
+
+export const PROPOSED_SCHEME = "handrail-proposed";
+
+/** Read-only virtual documents holding the proposed text (the diff editor's right side). */
+export class ProposalProvider implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  set(uri: vscode.Uri, text: string): void {
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+  }
+
+  delete(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "";
+  }
+}
+
+async function currentText(uri: vscode.Uri): Promise<string | null> {
+  try {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    return doc.getText().replace(/\r\n/g, "\n");
+  } catch {
+    return null; // a new file
+  }
+}
+
+export class PermissionUi {
+  constructor(private readonly proposals: ProposalProvider, private readonly log: (line: string) => void) {}
+
+  /** Show the proposed change next to the prompt; returns what to clean up afterwards. */
+  private async showDiff(params: PermissionParams): Promise<vscode.Uri[]> {
+    const path = editTarget(params);
+    if (!path) {
+      return [];
+    }
+    const target = vscode.Uri.file(path);
+    const before = await currentText(target);
+    let proposed: string | null = null;
+    try {
+      proposed = params.diff !== null ? applyUnifiedDiff(before ?? "", params.diff) : null;
+    } catch (error) {
+      this.log(`the diff for ${path} does not apply to the editor's text: ${String(error)}`);
+    }
+    if (proposed === null && params.tool === "Write" && typeof params.input.content === "string") {
+      proposed = params.input.content;
+    }
+    if (proposed === null) {
+      return [];
+    }
+    const right = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path, query: `proposed=${params.toolUseId}` });
+    this.proposals.set(right, proposed);
+    const cleanup = [right];
+    let left = target;
+    if (before === null) {
+      left = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path, query: `empty=${params.toolUseId}` });
+      this.proposals.set(left, "");
+      cleanup.push(left);
+    }
+    const name = path.split(/[\\/]/).pop() ?? path;
+    await vscode.commands.executeCommand("vscode.diff", left, right, `${name}: proposed by handrail (${params.tool})`, {
+      preview: false, // a preview diff would replace the user's preview editor of the same file
+      preserveFocus: true,
+    });
+    return cleanup;
+  }
+
+  private async closeDiff(uris: vscode.Uri[]): Promise<void> {
+    if (uris.length === 0) {
+      return;
+    }
+    const right = uris[0].toString();
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(
+      (t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === right,
+    );
+    await vscode.window.tabGroups.close(tabs, true);
+    uris.forEach((u) => this.proposals.delete(u));
+  }
+
+  /** Ask; Escape (or the server cancelling) denies. */
+  async ask(params: PermissionParams, token: CancellationToken): Promise<PermissionResult> {
+    let shown: vscode.Uri[] = [];
+    try {
+      shown = await this.showDiff(params);
+    } catch (error) {
+      this.log(`could not show the diff: ${String(error)}`);
+    }
+    try {
+      const { title, placeholder } = promptTitle(params);
+      const [first] = (await pick(choiceItems(params), { title, placeholder }, token)) ?? [];
+      if (!first) {
+        return toResult(undefined);
+      }
+      if (first.choice.kind === "always") {
+        const rule = first.choice.rule;
+        const [where] = (await pick(destinationItems(rule), { title: `Always allow ${rule}: remember it where?` }, token)) ?? [];
+        return toResult(first.choice, where?.destination);
+      }
+      if (first.choice.kind === "denyWithFeedback") {
+        const feedback = await input(`Deny ${params.tool}`, "Tell the agent why (or what to do instead)", token);
+        return toResult(first.choice, undefined, feedback);
+      }
+      return toResult(first.choice);
+    } finally {
+      await this.closeDiff(shown).catch((e: unknown) => this.log(`closing the diff: ${String(e)}`));
+    }
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * End to end in a real VS Code (code-server 1.100 + headless Chromium): the packaged .vsix, the real
+ * `handrail lsp`, the scripted model. Run by scripts/e2e.sh (CODE_SERVER and HANDRAIL_VSIX set).
+ */
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+import { chromium, type Browser, type Frame, type Page } from "playwright-core";
+import { python, startFakeModel, type FakeModel } from "../integration/harness";
+import { startCodeServer, type CodeServer } from "./codeServer";
+
+const ROOT = path.join(__dirname, "..", "..", "..");
+const REPORT = path.join(ROOT, "test-report", "e2e");
+const CODE_SERVER = process.env.CODE_SERVER ?? "";
+const VSIX = process.env.HANDRAIL_VSIX ?? path.join(ROOT, "handrail.vsix");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const skip = !CODE_SERVER ? "CODE_SERVER is not set (run scripts/e2e.sh)" : false;
+const LONG = 90_000;
+
+const ORIGINAL = "def greet(name):\n    return 'hello ' + name\n";
+
+let home: string;
+let browser: Browser;
+let model: FakeModel;
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(REPORT, `${name}.png`) });
+}
+
+/** Run `body`; on failure take `onFailure`'s screenshot first; always clean up. */
+async function guarded(body: () => Promise<void>, onFailure: () => Promise<void>, cleanup: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    await onFailure().catch(() => undefined);
+    throw error;
+  } finally {
+    await cleanup();
+  }
+}
+
+/** The chat webview's inner frame (VS Code nests it in two iframes). */
+async function chatFrame(page: Page): Promise<Frame> {
+  const deadline = Date.now() + LONG;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (await frame.$("#prompt").catch(() => null)) {
+        // the script has run and the extension answered its "ready" once the session list is filled
+        await frame.waitForSelector("#sessions option", { state: "attached", timeout: LONG });
+        return frame;
+      }
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error("the handrail chat view did not load");
+}
+
+async function openWorkbench(server: CodeServer, folder: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: LONG });
+  return page;
+}
+
+async function openChat(page: Page): Promise<Frame> {
+  const item = page.locator('.activitybar [aria-label^="handrail"]').first();
+  await item.waitFor({ timeout: LONG });
+  await item.click();
+  return chatFrame(page);
+}
+
+function userSettings(extra: Record<string, unknown>): void {
+  const dir = path.join(home, "user-data", "User");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({
+    "handrail.server.pythonPath": python(),
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "security.workspace.trust.startupPrompt": "never",
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "update.mode": "none",
+    "chat.commandCenter.enabled": false,
+    "workbench.colorTheme": "Default Dark Modern",
+    ...extra,
+  }, null, 2));
+}
+
+function serverEnv(): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: model.baseUrl,
+    ANTHROPIC_API_KEY: "test-key",
+    HANDRAIL_STATE_DIR: path.join(home, "handrail-state"),
+    HANDRAIL_RETRY_BASE_DELAY: "0",
+    XDG_CONFIG_HOME: path.join(home, "xdg-config"),
+    XDG_DATA_HOME: path.join(home, "xdg-data"),
+  };
+}
+
+before(async () => {
+  if (skip) {
+    return;
+  }
+  fs.mkdirSync(REPORT, { recursive: true });
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "handrail-e2e-"));
+  const install = spawnSync(CODE_SERVER, ["--config", path.join(home, "config.yaml"), "--user-data-dir", path.join(home, "user-data"),
+    "--extensions-dir", path.join(home, "extensions"), "--install-extension", VSIX], { encoding: "utf8", env: { ...process.env, XDG_CONFIG_HOME: path.join(home, "xdg-config") } });
+  assert.equal(install.status, 0, `installing the vsix failed: ${install.stdout}${install.stderr}`);
+  const ws = path.join(home, "ws");
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, "app.py"), ORIGINAL);
+  model = await startFakeModel(home, [
+    [{ text: "Let me read it." }, { tool: "Read", input: { file_path: path.join(ws, "app.py") } }],
+    [{ tool: "Edit", input: { file_path: path.join(ws, "app.py"), old_string: "'hello '", new_string: "'hi '" } }],
+    [{ text: "Changed the **greeting** to hi." }],
+    [{ tool: "Bash", input: { command: "touch made.txt", description: "make a file" } }],
+    [{ text: "Made it." }],
+  ]);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+});
+
+after(async () => {
+  await browser?.close();
+  model?.close();
+  if (home && !process.env.HANDRAIL_E2E_KEEP) {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("ask from the chat view, answer the permission quick pick next to the diff, see the edit land", { skip, timeout: 300_000 }, async () => {
+  userSettings({});
+  const ws = path.join(home, "ws");
+  const server = await startCodeServer({ binary: CODE_SERVER, home, folder: ws, trust: true, env: serverEnv(), log: path.join(REPORT, "code-server-trusted.log") });
+  const page = await openWorkbench(server, ws);
+  await guarded(async () => {
+    // open app.py in an editor from the Explorer
+    const file = page.locator(".explorer-folders-view .monaco-list-row", { hasText: "app.py" }).first();
+    await file.waitFor({ timeout: LONG });
+    await file.click();
+    await page.waitForSelector('.tab[aria-label^="app.py"]', { timeout: LONG });
+
+    const chat = await openChat(page);
+    await chat.fill("#prompt", "Say hi instead of hello");
+    await chat.press("#prompt", "Enter");
+
+    const quickPick = page.locator(".quick-input-widget");
+    await quickPick.locator(".quick-input-title", { hasText: "handrail wants to run Edit" }).waitFor({ timeout: LONG });
+    await page.locator(".monaco-diff-editor").first().waitFor({ timeout: LONG });
+    await page.waitForSelector('.tab[aria-label*="proposed by handrail"]', { timeout: LONG });
+    const items = await quickPick.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    assert.ok(items.some((t) => t.includes("Always allow")), items.join(" | "));
+    assert.ok(items.some((t) => t.includes("Deny and tell the agent why")));
+    const editCard = chat.locator(".tool", { hasText: "Edit" });
+    await editCard.locator(".permission", { hasText: "waiting for your answer" }).waitFor({ timeout: LONG });
+    await shot(page, "1-permission-quick-pick-and-diff");
+
+    const active = await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText();
+    assert.match(active, /Allow once/);
+    await page.keyboard.press("Enter");
+
+    await chat.locator(".entry.assistant", { hasText: "Changed the greeting to hi." }).waitFor({ timeout: LONG });
+    await editCard.locator(".permission", { hasText: "allowed once" }).waitFor();
+    assert.equal(await editCard.getAttribute("data-status"), "done");
+    await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
+      .some((n) => (n as HTMLElement).innerText.replace(/\u00a0/g, " ").includes("return 'hi ' + name")), undefined, { timeout: LONG });
+    assert.equal(await page.locator('.tab[aria-label*="proposed by handrail"]').count(), 0, "the diff closes after the answer");
+    await shot(page, "2-edit-landed");
+    const deadline = Date.now() + LONG;
+    while (!fs.readFileSync(path.join(ws, "app.py"), "utf8").includes("'hi '") && Date.now() < deadline) {
+      await page.waitForTimeout(200); // saved through handrail/saveDocument (the buffer had no user changes)
+    }
+    assert.equal(fs.readFileSync(path.join(ws, "app.py"), "utf8"), "def greet(name):\n    return 'hi ' + name\n");
+    const status = await page.locator(".statusbar-item", { hasText: "handrail:" }).first().innerText();
+    assert.match(status, /handrail: Default/);
+
+    // "Always allow" asks where to keep the rule; "This workspace only" saves it to the local settings
+    await chat.fill("#prompt", "Make a file");
+    await chat.press("#prompt", "Enter");
+    await quickPick.locator(".quick-input-title", { hasText: "handrail wants to run Bash" }).waitFor({ timeout: LONG });
+    await page.keyboard.press("ArrowDown");
+    assert.match(await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText(), /Always allow Bash/);
+    await page.keyboard.press("Enter");
+    await quickPick.locator(".quick-input-title", { hasText: "remember it where?" }).waitFor({ timeout: LONG });
+    await page.keyboard.press("ArrowDown");
+    assert.match(await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText(), /This workspace only/);
+    await shot(page, "4-always-allow-where");
+    await page.keyboard.press("Enter");
+    await chat.locator(".entry.assistant", { hasText: "Made it." }).waitFor({ timeout: LONG });
+    await chat.locator(".tool", { hasText: "make a file" }).locator(".permission", { hasText: "always allowed" }).waitFor();
+    assert.ok(fs.existsSync(path.join(ws, "made.txt")));
+    assert.match(fs.readFileSync(path.join(ws, ".handrail", "settings.local.json"), "utf8"), /Bash\(/);
+  }, () => shot(page, "failed-trusted"), async () => {
+    await page.close();
+    await server.stop();
+  });
+});
+
+test("Restricted Mode: the project's rules are inactive and the chat view says why", { skip, timeout: 300_000 }, async () => {
+  userSettings({});
+  const project = path.join(home, "untrusted");
+  fs.mkdirSync(path.join(project, ".handrail"), { recursive: true });
+  fs.writeFileSync(path.join(project, ".handrail", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test:*)"] } }, null, 2));
+  fs.writeFileSync(path.join(project, "README.md"), "untrusted project\n");
+  const server = await startCodeServer({ binary: CODE_SERVER, home, folder: project, trust: false, env: serverEnv(), log: path.join(REPORT, "code-server-restricted.log") });
+  const page = await openWorkbench(server, project);
+  await guarded(async () => {
+    await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ timeout: LONG });
+    const chat = await openChat(page);
+    const inactive = chat.locator("#inactive");
+    await inactive.locator(".why", { hasText: "Restricted Mode" }).waitFor({ timeout: LONG });
+    const text = await inactive.innerText();
+    assert.match(text, /Bash\(npm test:\*\) \(project\)/);
+    await shot(page, "3-restricted-mode");
+  }, () => shot(page, "failed-restricted"), async () => {
+    await page.close();
+    await server.stop();
+  });
+});

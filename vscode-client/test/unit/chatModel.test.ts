@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ChatSessionModel, decisionLabel, type ViewOp } from "../../src/logic/chatModel";
+import { recordedStream } from "./fixtures";
+
+function run(model: ChatSessionModel): ViewOp[] {
+  return recordedStream().flatMap((e) => model.apply(e));
+}
+
+test("the recorded stream becomes user, assistant, tool and notice entries in order", () => {
+  const model = new ChatSessionModel("recorded-session");
+  run(model);
+  const types = model.entries.map((e) => e.type);
+  assert.deepEqual(types.slice(0, 6), ["user", "assistant", "tool", "tool", "assistant", "user"]);
+  const first = model.entries[1];
+  assert.ok(first.type === "assistant" && first.text === "Reading it.");
+});
+
+test("text deltas append to the open block; a tool call closes it", () => {
+  const model = new ChatSessionModel("s");
+  const ops = [
+    ...model.apply({ sessionId: "s", kind: "turnStart", prompt: "hi" }),
+    ...model.apply({ sessionId: "s", kind: "text", text: "Hel" }),
+    ...model.apply({ sessionId: "s", kind: "text", text: "lo" }),
+    ...model.apply({ sessionId: "s", kind: "toolStart", toolUseId: "t1", name: "Read", summary: "Read a" }),
+    ...model.apply({ sessionId: "s", kind: "text", text: "After" }),
+  ];
+  assert.deepEqual(ops.map((o) => o.op), ["entry", "status", "entry", "appendText", "entry", "entry"]);
+  assert.deepEqual(ops[3], { op: "appendText", id: "a-2", text: "lo" });
+  const texts = model.entries.filter((e) => e.type === "assistant").map((e) => e.type === "assistant" && e.text);
+  assert.deepEqual(texts, ["Hello", "After"]);
+});
+
+test("updates are patches of one card, never the whole history", () => {
+  const model = new ChatSessionModel("recorded-session");
+  const ops = run(model);
+  assert.ok(!ops.some((o) => o.op === "reset"));
+  const patch = ops.find((o) => o.op === "patchTool" && o.id === "toolu_bash1" && o.patch.permission === "deny");
+  assert.ok(patch, "the denial patches the Bash card");
+  const bash = model.entries.find((e) => e.type === "tool" && e.id === "toolu_bash1");
+  assert.ok(bash?.type === "tool");
+  assert.equal(bash.card.status, "error");
+  assert.equal(bash.card.result, "The user denied this tool call.");
+});
+
+test("sub-agent calls are cards inside their Task card", () => {
+  const model = new ChatSessionModel("recorded-session");
+  run(model);
+  const grep = model.entries.find((e) => e.type === "tool" && e.id === "toolu_sub1");
+  assert.ok(grep?.type === "tool" && grep.card.parentId === "toolu_task1");
+  const task = model.entries.find((e) => e.type === "tool" && e.id === "toolu_task1");
+  assert.ok(task?.type === "tool" && task.card.progress[0] === "Grep greet: 1 match");
+});
+
+test("todos, mode and usage from the contract's newer kinds", () => {
+  const model = new ChatSessionModel("recorded-session");
+  run(model);
+  assert.deepEqual(model.todos.map((t) => t.status), ["completed", "in_progress", "pending"]);
+  assert.equal(model.status.mode, "plan");
+  assert.deepEqual(model.status.usage, { inputTokens: 2150, outputTokens: 124 });
+  assert.equal(model.status.running, true, "the last recorded turn is still running");
+  assert.equal(model.title, "Say hi instead of hello");
+});
+
+test("a permission prompt marks its card waiting; cancelled prompts and stops are said", () => {
+  const model = new ChatSessionModel("s");
+  model.apply({ sessionId: "s", kind: "toolStart", toolUseId: "t", name: "Bash", summary: "touch x" });
+  const ops = model.promptOpened("t", "Bash");
+  assert.deepEqual(ops, [{ op: "patchTool", id: "t", patch: { status: "waiting", permission: "pending" } }]);
+  model.apply({ sessionId: "s", kind: "permission", toolUseId: "t", decision: "cancelled" });
+  const end = model.apply({ sessionId: "s", kind: "turnEnd", stopReason: "cancelled", text: "" });
+  assert.ok(end.some((o) => o.op === "entry" && o.entry.type === "notice" && o.entry.text === "Stopped."));
+  assert.equal(decisionLabel("cancelled"), "prompt cancelled");
+  assert.equal(decisionLabel("allow_always"), "always allowed");
+});
+
+test("a prompt for a call never started gets its own card", () => {
+  const model = new ChatSessionModel("s");
+  const ops = model.promptOpened("sub", "Edit");
+  assert.equal(ops[0].op, "entry");
+  assert.equal(model.entries.length, 1);
+});
+
+test("the snapshot is a copy that later events do not change", () => {
+  const model = new ChatSessionModel("recorded-session");
+  run(model);
+  const snap = model.snapshot();
+  model.apply({ sessionId: "recorded-session", kind: "text", text: "more" });
+  assert.ok(snap.op === "reset");
+  assert.equal(snap.entries.length, model.entries.length - 1);
+});

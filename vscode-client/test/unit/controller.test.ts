@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ChatController, asWebviewMessage, type ChatHost } from "../../src/logic/chatController";
+import type { Status, ViewOp } from "../../src/logic/chatModel";
+import type { AskResult } from "../../src/logic/protocol";
+import { recordedStream } from "./fixtures";
+
+class Host implements ChatHost {
+  posts: ViewOp[] = [];
+  statuses: Status[] = [];
+  asks: { prompt: string; sessionId: string }[] = [];
+  cancels: string[] = [];
+  approvals = 0;
+  running = true;
+  private ids = 0;
+  post(op: ViewOp) { this.posts.push(op); }
+  commands() {
+    return Promise.resolve(this.running ? {
+      ask: (prompt: string, sessionId: string): Promise<AskResult> => {
+        this.asks.push({ prompt, sessionId });
+        return Promise.resolve({ sessionId, stopReason: "end_turn", text: "" });
+      },
+      cancel: (sessionId: string) => { this.cancels.push(sessionId); return Promise.resolve({}); },
+    } : null);
+  }
+  newSessionId() { this.ids += 1; return `session-${this.ids}`; }
+  approveProject() { this.approvals += 1; return Promise.resolve(); }
+  statusChanged(status: Status) { this.statuses.push(status); }
+}
+
+test("the view's messages drive asks in the current session, stop and approval", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  await chat.handleMessage({ type: "ask", prompt: "  explain app.py " });
+  assert.deepEqual(host.asks, [{ prompt: "explain app.py", sessionId: "session-1" }]);
+  await chat.handleMessage({ type: "stop" });
+  assert.deepEqual(host.cancels, ["session-1"]);
+  await chat.handleMessage({ type: "approveProject" });
+  assert.equal(host.approvals, 1);
+  assert.deepEqual(host.statuses.map((s) => s.running), [true, false]);
+});
+
+test("events of a session not shown are kept, and drawn when switched to", () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  for (const event of recordedStream()) {
+    chat.handleEvent(event);
+  }
+  assert.ok(!host.posts.some((o) => o.op === "entry"), "recorded-session is not the one shown");
+  host.posts = [];
+  chat.switchTo("recorded-session");
+  assert.deepEqual(host.posts.map((o) => o.op), ["sessions", "reset", "inactive"]);
+  const sessions = host.posts[0];
+  assert.ok(sessions.op === "sessions" && sessions.sessions.length === 2 && sessions.current === "recorded-session");
+  host.posts = [];
+  chat.handleEvent({ sessionId: "recorded-session", kind: "text", text: "!" });
+  assert.equal(host.posts.length, 1, "one op per event once shown");
+});
+
+test("a new session starts empty; previous sessions stay listed", () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.handleEvent({ sessionId: "session-1", kind: "turnStart", prompt: "first question" });
+  chat.newSession();
+  const last = host.posts.filter((o) => o.op === "sessions").pop();
+  assert.ok(last?.op === "sessions");
+  assert.deepEqual(last.sessions.map((s) => s.title), ["New session", "first question"]);
+  assert.equal(chat.current.sessionId, "session-2");
+});
+
+test("without a server, asking says so instead of failing silently", async () => {
+  const host = new Host();
+  host.running = false;
+  const chat = new ChatController(host);
+  await chat.ask("hello");
+  const notice = host.posts.find((o) => o.op === "entry" && o.entry.type === "notice");
+  assert.ok(notice?.op === "entry" && notice.entry.type === "notice" && /not running/.test(notice.entry.text));
+});
+
+test("inactive project rules are posted with the trust state", () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.setPermissions({ mode: "default", inactive: [{ rule: "Bash(npm test:*)", behavior: "allow", source: "project", reason: "the workspace is not trusted" }] }, false);
+  assert.deepEqual(host.posts.pop(), { op: "inactive", trusted: false, items: [{ rule: "Bash(npm test:*)", behavior: "allow", source: "project", reason: "the workspace is not trusted" }] });
+});
+
+test("webview messages are validated", () => {
+  assert.deepEqual(asWebviewMessage({ type: "ask", prompt: "x" }), { type: "ask", prompt: "x" });
+  assert.equal(asWebviewMessage({ type: "ask", prompt: 3 }), null);
+  assert.equal(asWebviewMessage({ type: "eval", code: "x" }), null);
+  assert.equal(asWebviewMessage("ready"), null);
+});

@@ -1,0 +1,148 @@
+/** The chat webview in headless Chromium, fed a recorded chat stream through the real controller. */
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { ChatController } from "../../src/logic/chatController";
+import type { ViewOp } from "../../src/logic/chatModel";
+import { chatHtml } from "../../src/logic/webviewHtml";
+import { recordedStream } from "../unit/fixtures";
+
+const ROOT = path.join(__dirname, "..", "..", "..");
+const REPORT = path.join(ROOT, "test-report");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const skip = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+
+// Stands in for VS Code: records what the webview posts and sets a dark theme's variables.
+const PRELUDE = `
+window.__posted = [];
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m) });
+const vars = { "--vscode-foreground": "#cccccc", "--vscode-sideBar-background": "#181818", "--vscode-font-family": "sans-serif",
+  "--vscode-font-size": "13px", "--vscode-button-background": "#0e639c", "--vscode-button-foreground": "#ffffff",
+  "--vscode-input-background": "#313131", "--vscode-input-foreground": "#cccccc", "--vscode-errorForeground": "#f85149",
+  "--vscode-editorWarning-foreground": "#cca700", "--vscode-badge-background": "#616161", "--vscode-badge-foreground": "#ffffff",
+  "--vscode-panel-border": "#2b2b2b", "--vscode-textCodeBlock-background": "#2b2b2b", "--vscode-focusBorder": "#0078d4" };
+for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
+`;
+
+let browser: Browser;
+let page: Page;
+const consoleErrors: string[] = [];
+
+function ops(): ViewOp[] {
+  const posted: ViewOp[] = [];
+  const controller = new ChatController({
+    post: (op) => posted.push(op),
+    commands: () => Promise.resolve(null),
+    newSessionId: () => "recorded-session", // the view starts on the recorded session
+    approveProject: () => Promise.resolve(),
+    statusChanged: () => undefined,
+  });
+  controller.redraw(); // an empty view of the session, then every event incrementally
+  for (const event of recordedStream()) {
+    controller.handleEvent(event);
+  }
+  controller.promptOpened({ sessionId: "recorded-session", toolUseId: "toolu_write1", tool: "Write", input: {}, summary: "Write README.md", reason: "Write changes files", diff: null, suggestions: [] });
+  controller.setPermissions({ mode: "default", inactive: [
+    { rule: "Bash(npm test:*)", behavior: "allow", source: "project", reason: "the workspace is not trusted" },
+    { setting: "hooks", source: "project", reason: "the workspace is not trusted" },
+  ] }, false);
+  return posted;
+}
+
+before(async () => {
+  if (skip) {
+    return;
+  }
+  fs.mkdirSync(REPORT, { recursive: true });
+  const page_ = path.join(REPORT, "webview.html");
+  fs.writeFileSync(page_, chatHtml({
+    cspSource: "file:",
+    nonce: "testnonce",
+    scriptUri: pathToFileURL(path.join(ROOT, "dist", "webview.js")).toString(),
+    styleUri: pathToFileURL(path.join(ROOT, "media", "chat.css")).toString(),
+    preludeScript: PRELUDE,
+  }));
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  page = await browser.newPage({ viewport: { width: 420, height: 1150 } });
+  page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+  page.on("pageerror", (e) => consoleErrors.push(e.message));
+  await page.goto(pathToFileURL(page_).toString());
+  await page.waitForFunction(() => (window as unknown as { __posted: unknown[] }).__posted.length > 0);
+  const all = ops();
+  // one op per message, as the extension posts them
+  await page.evaluate((list) => list.forEach((op) => window.postMessage(op, "*")), all);
+  await page.waitForSelector('[data-id="toolu_write1"][data-status="waiting"]');
+  await page.screenshot({ path: path.join(REPORT, "webview-chat.png"), fullPage: true });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test("the page loads under its CSP without errors and says ready", { skip }, async () => {
+  assert.deepEqual(consoleErrors, []);
+  const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
+  assert.deepEqual(posted[0], { type: "ready" });
+});
+
+test("tool cards: names, states, permission decisions, sub-agent nesting", { skip }, async () => {
+  const cards = await page.$$eval(".tool", (nodes) => nodes.map((n) => ({
+    id: (n as HTMLElement).dataset.id, name: n.querySelector(".name")?.textContent, status: (n as HTMLElement).dataset.status,
+    permission: n.querySelector(":scope > .permission")?.textContent, parent: n.parentElement?.closest(".tool")?.getAttribute("data-id") ?? null,
+  })));
+  const byName = Object.fromEntries(cards.map((c) => [c.name ?? "", c])) as Record<string, (typeof cards)[number]>;
+  assert.deepEqual(cards.map((c) => c.name), ["Read", "Edit", "Task", "Grep", "Bash", "Write"]);
+  assert.equal(byName.Edit.status, "done");
+  assert.equal(byName.Edit.permission, "Permission: allowed once");
+  assert.equal(byName.Bash.status, "error");
+  assert.equal(byName.Bash.permission, "Permission: denied");
+  assert.equal(byName.Grep.parent, "toolu_task1");
+  assert.equal(byName.Write.status, "waiting");
+  assert.equal(byName.Write.permission, "Permission: waiting for your answer");
+  const result = await page.$eval('[data-id="toolu_bash1"] details.result', (d) => ({ open: (d as HTMLDetailsElement).open, text: d.querySelector("pre")?.textContent }));
+  assert.deepEqual(result, { open: false, text: "The user denied this tool call." });
+});
+
+test("streamed markdown is rendered, and HTML in it is shown as text", { skip }, async () => {
+  const answers = await page.$$eval(".entry.assistant", (nodes) => nodes.map((n) => n.innerHTML));
+  assert.ok(answers.some((h) => h.includes("Changed the <strong>greeting</strong>.")), answers.join("\n"));
+  assert.ok(answers.some((h) => h.includes("<ol><li>Rename <code>greet</code></li>")));
+  assert.equal(await page.$$eval("script", (s) => s.length), 2, "no script element from the model's text");
+  const user = await page.$$eval(".entry.user", (n) => n.map((x) => x.textContent));
+  assert.ok(user.includes("Plan the rename, run the tests, and <b>don't</b> break anything"));
+  const notices = await page.$$eval(".entry.notice", (n) => n.map((x) => x.textContent));
+  assert.ok(notices.some((t) => t?.startsWith("Retrying")));
+});
+
+test("todos, Restricted Mode notice, running state", { skip }, async () => {
+  const todos = await page.$$eval("#todos li", (n) => n.map((x): [string, string | null] => [x.getAttribute("class") ?? "", x.textContent]));
+  assert.deepEqual(todos, [["todo completed", "☑ Rename greet to welcome"], ["todo in_progress", "▶ Running the tests"], ["todo pending", "☐ Update the docs"]]);
+  const inactive = await page.$eval("#inactive", (n) => ({ hidden: (n as HTMLElement).hidden, text: n.textContent ?? "" }));
+  assert.equal(inactive.hidden, false);
+  assert.match(inactive.text, /Restricted Mode/);
+  assert.match(inactive.text, /allow Bash\(npm test:\*\) \(project\): the workspace is not trusted/);
+  assert.equal(await page.$("#approve-project"), null, "no approve button while untrusted");
+  assert.equal(await page.$eval("#stop", (b) => (b as HTMLButtonElement).disabled), false);
+  assert.equal(await page.$eval("body", (b) => b.dataset.mode), "plan");
+  const sessions = await page.$$eval("#sessions option", (n) => n.map((o) => o.textContent));
+  assert.deepEqual(sessions, ["Say hi instead of hello"]);
+});
+
+test("keyboard: Enter sends the prompt, Escape stops", { skip }, async () => {
+  await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.evaluate(() => window.postMessage({ op: "status", status: { sessionId: "recorded-session", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 } } }, "*"));
+  await page.waitForSelector("#send:not([disabled])"); // posted messages arrive asynchronously
+  await page.focus("#prompt");
+  await page.keyboard.type("Run the tests");
+  await page.keyboard.press("Enter");
+  await page.evaluate(() => window.postMessage({ op: "status", status: { sessionId: "recorded-session", running: true, mode: "default", usage: { inputTokens: 0, outputTokens: 0 } } }, "*"));
+  await page.waitForSelector("#stop:not([disabled])");
+  await page.keyboard.press("Escape");
+  const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
+  assert.deepEqual(posted, [{ type: "ask", prompt: "Run the tests" }, { type: "stop" }]);
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "");
+});
