@@ -22,9 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.e2e.editor import server_env, start_editor
-
 from handrail.fake_model import FakeModel, Reply, Text
+from tests.e2e.editor import server_env, start_editor
 
 ROUNDS = 5
 FIXTURE = Path(__file__).resolve().parents[1] / "e2e" / "mcp_fixture_server.py"

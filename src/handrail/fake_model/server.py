@@ -256,6 +256,9 @@ class _Handler(BaseHTTPRequestHandler):
     # detectable by the client, unlike an HTTP/1.0 body ended by EOF.
     protocol_version = "HTTP/1.1"
     server_version = "handrail-fake-model"
+    # One small write per event: with Nagle's algorithm each waits for the client's delayed
+    # ACK (~40 ms), which made a "zero-latency" model take ~50 ms per response.
+    disable_nagle_algorithm = True
 
     _headers_sent = False
 

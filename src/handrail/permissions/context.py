@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from handrail.permissions.file_rules import FileRules
+from handrail.permissions.paths import Roots
 from handrail.permissions.rules import PermissionRule, rule_covers_tool
 from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
 from handrail.permissions.sources import LoadedSettings, LoadedSource
@@ -110,11 +112,49 @@ class PermissionContext:
 
     def rules_for_tool(self, behavior: RuleBehavior, tool_name: str) -> tuple[PermissionRule, ...]:
         """The rules under `behavior` that can concern `tool_name`, in order (indexed once per context)."""
-        index: dict[tuple[str, str], tuple[PermissionRule, ...]] = self.__dict__.setdefault("_by_tool", {})
+        index: dict[tuple[str, str], tuple[PermissionRule, ...]] | None = self.__dict__.get("_by_tool")
+        if index is None:
+            index = self.__dict__.setdefault("_by_tool", {})
+        key = (behavior, tool_name)
+        found = index.get(key)
+        if found is None:
+            found = index[key] = tuple(r for r in self.rules(behavior) if rule_covers_tool(r.tool, tool_name))
+        return found
+
+    def tool_wide_rule(self, behavior: RuleBehavior, tool_name: str) -> PermissionRule | None:
+        """The first rule under `behavior` that covers every call of `tool_name` (looked up once per context)."""
+        index: dict[tuple[str, str], PermissionRule | None] = self.__dict__.setdefault("_tool_wide", {})
         key = (behavior, tool_name)
         if key not in index:
-            index[key] = tuple(r for r in self.rules(behavior) if rule_covers_tool(r.tool, tool_name))
+            index[key] = next((r for r in self.rules_for_tool(behavior, tool_name) if r.specifier is None), None)
         return index[key]
+
+    def file_rules(self, behavior: RuleBehavior, tool_name: str, cwd: Path) -> FileRules:
+        """The path rules under `behavior` for file tool `tool_name`, compiled once per context and cwd.
+
+        Their bases (workspace roots, the home folder, the cwd) are resolved when first needed
+        and kept with the context: contexts never change, and a new one is built whenever
+        settings do.
+        """
+        cache: dict[tuple[str, str, str], FileRules] = self.__dict__.setdefault("_file_rules", {})
+        key = (behavior, tool_name, str(cwd))
+        found = cache.get(key)
+        if found is None:
+            rules = tuple(r for r in self.rules_for_tool(behavior, tool_name) if r.specifier is not None)
+            found = cache[key] = FileRules(rules, cwd)
+        return found
+
+    def roots(self, name: str, folders: Callable[[], tuple[Path, ...]]) -> Roots:
+        """`folders()` as `Roots`, computed once per context and `name`.
+
+        `name` must say everything `folders` depends on besides the context (e.g. the
+        environment variables it reads).
+        """
+        cache: dict[str, Roots] = self.__dict__.setdefault("_roots", {})
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = Roots.of(folders())
+        return found
 
     def hooks_by_source(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         """The hooks in force as (source, frozen config) pairs, in precedence order (for `hooks.commands_for`)."""

@@ -3,58 +3,158 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # Within one decision the same paths are resolved once per rule; resolving them once per
 # decision instead is what keeps decisions fast. Never cached across decisions: links change.
-_memo: ContextVar[dict[tuple[str, str], Path] | None] = ContextVar("handrail_path_memo", default=None)
+_memo: ContextVar[dict[tuple[object, ...], Any] | None] = ContextVar("handrail_path_memo", default=None)
 
 
-@contextmanager
-def one_decision() -> Iterator[None]:
+class one_decision:  # lower case: it reads as a function, `with one_decision():`
     """Resolve each path at most once until the block ends."""
-    token = _memo.set({})
-    try:
-        yield
-    finally:
-        _memo.reset(token)
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _memo.set({})
+
+    def __exit__(self, *exc: object) -> None:
+        _memo.reset(self._token)
 
 
-def _memoized(kind: str, path: Path, compute: Callable[[str], str]) -> Path:
+def per_decision(key: tuple[object, ...], compute: Callable[[], T]) -> T:
+    """`compute()`, once per decision for `key` (every time outside `one_decision`)."""
     memo = _memo.get()
     if memo is None:
-        return Path(compute(str(path)))
-    key = (kind, str(path))
-    if key not in memo:
-        memo[key] = Path(compute(str(path)))
-    return memo[key]
+        return compute()
+    if key in memo:
+        found: T = memo[key]
+        return found
+    value = memo[key] = compute()
+    return value
+
+
+def _memoized(kind: str, text: str, compute: Callable[[str], str]) -> str:
+    memo = _memo.get()
+    if memo is None:
+        return compute(text)
+    key = (kind, text)
+    found: str | None = memo.get(key)
+    if found is None:
+        found = memo[key] = compute(text)
+        if kind == "real":  # a resolved path resolves to itself
+            memo.setdefault(("real", found), found)
+    return found
+
+
+_O_PATH: int | None = getattr(os, "O_PATH", None)
+
+
+def kernel_realpath(text: str) -> str:
+    """`os.path.realpath(text)`, asking the kernel: three system calls instead of one `lstat` per component.
+
+    The path is opened with O_PATH (nothing is read; a FIFO does not block) and the kernel
+    names what it opened. A missing last component is appended to its resolved folder, as
+    realpath does; anything unusual (a dangling link, `..` after a missing folder, a loop,
+    no /proc) is left to `os.path.realpath`.
+    """
+    found = None if _O_PATH is None else _kernel_resolve(text, _O_PATH | os.O_CLOEXEC)
+    return os.path.realpath(text) if found is None else found[0]
+
+
+def _kernel_resolve(text: str, flags: int) -> tuple[str, bool] | None:
+    """(resolved path, whether it exists), or None to leave the path to `os.path.realpath`."""
+    try:
+        fd = os.open(text, flags)
+    except FileNotFoundError:
+        head, name = os.path.split(text)
+        if not head or name in ("", ".", ".."):
+            return None
+        parent = _kernel_resolve(head, flags)
+        if parent is None or (parent[1] and os.path.islink(text)):  # a dangling link: realpath follows it
+            return None
+        return os.path.join(parent[0], name), False
+    except OSError:
+        return None
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not target.startswith("/") or target.endswith(" (deleted)"):
+        return None
+    return target, True
+
+
+def real_text(text: str) -> str:
+    """`resolve` for a path given as text."""
+    return _memoized("real", text, kernel_realpath)
+
+
+def absolute_text(text: str) -> str:
+    """`absolute` for a path given as text."""
+    return _memoized("abs", text, os.path.abspath)
 
 
 def resolve(path: Path) -> Path:
     """The absolute, symlink-free form of `path`, also for paths that do not exist yet."""
-    return _memoized("real", path, os.path.realpath)
+    return Path(real_text(str(path)))
 
 
 def absolute(path: Path) -> Path:
     """The absolute form of `path` as written: `..` folded lexically, symlinks kept."""
-    return _memoized("abs", path, os.path.abspath)
+    return Path(absolute_text(str(path)))
 
 
-def within(path: Path, base: Path) -> bool:
-    """Whether absolute `path` is `base` or lies below it (by path components; nothing resolved)."""
-    child, parent = str(path), str(base)
+def within_text(child: str, parent: str) -> bool:
+    """Whether absolute, normalised `child` is `parent` or lies below it (by path components)."""
     if child == parent:
         return True
     return child.startswith(parent if parent.endswith("/") else parent + "/")
 
 
+def within(path: Path, base: Path) -> bool:
+    """Whether absolute `path` is `base` or lies below it (by path components; nothing resolved)."""
+    return within_text(str(path), str(base))
+
+
+@dataclass(frozen=True)
+class Roots:
+    """Folders as text, absolute as written and resolved, resolved once for many containment checks.
+
+    Build one per immutable permission context (`Roots.of`); the paths checked against it are
+    still resolved on every decision.
+    """
+
+    absolute: tuple[str, ...]
+    real: tuple[str, ...]
+
+    @classmethod
+    def of(cls, roots: Iterable[Path]) -> Roots:
+        """The roots' absolute and resolved forms."""
+        texts = [str(root) for root in roots]
+        return cls(tuple(absolute_text(t) for t in texts), tuple(real_text(t) for t in texts))
+
+    def contain(self, real: str) -> bool:
+        """Whether resolved path `real` lies inside a root's resolved form."""
+        return any(within_text(real, root) for root in self.real)
+
+    def contain_both(self, written: str, real: str) -> bool:
+        """`is_inside_both` for a path given as its absolute (`written`) and resolved (`real`) forms."""
+        as_written = any(within_text(written, root) for root in (*self.absolute, *self.real))
+        return as_written and self.contain(real)
+
+
 def is_inside(path: Path, roots: Iterable[Path]) -> bool:
     """Whether `path` (after resolving links and `..`) lies inside one of `roots`."""
-    real = resolve(path)
-    return any(within(real, resolve(root)) for root in roots)
+    return Roots.of(roots).contain(real_text(str(path)))
 
 
 def is_inside_both(path: Path, roots: Iterable[Path]) -> bool:
@@ -63,7 +163,5 @@ def is_inside_both(path: Path, roots: Iterable[Path]) -> bool:
     A link inside the workspace that points out of it is not inside; nor is a path
     outside that points in (the link itself lives elsewhere).
     """
-    roots = tuple(roots)
-    written = absolute(path)
-    inside_as_written = any(within(written, base) for root in roots for base in (absolute(root), resolve(root)))
-    return inside_as_written and is_inside(path, roots)
+    text = str(path)
+    return Roots.of(roots).contain_both(absolute_text(text), real_text(text))

@@ -23,21 +23,20 @@ deny on either denies, an allow must cover both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from handrail.permissions.bash import analyse
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
-from handrail.permissions.paths import absolute, is_inside, is_inside_both, one_decision, resolve, within
+from handrail.permissions.file_rules import call_candidates
+from handrail.permissions.paths import one_decision, real_text, within_text
 from handrail.permissions.rules import (
     EDIT_TOOLS,
     FILE_TOOLS,
     MCP_PREFIX,
     PermissionRule,
     bash_rules_covering,
-    path_candidates,
     rule_matches_call,
     url_host,
 )
@@ -83,7 +82,7 @@ def _rule_text(rule: PermissionRule) -> str:
 
 
 def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) -> PermissionRule | None:
-    return next((r for r in context.rules_for_tool(behavior, tool) if r.specifier is None), None)
+    return context.tool_wide_rule(behavior, tool)
 
 
 def _content_match(
@@ -92,6 +91,12 @@ def _content_match(
     if facts.tool_name == "Bash":
         covering = _bash_rules(context, behavior, facts, cwd)
         return covering[0] if covering else None
+    if facts.tool_name in FILE_TOOLS:  # every rule that covers a file tool is a path rule
+        rules = context.file_rules(behavior, facts.tool_name, cwd)
+        if not rules.rules:
+            return None
+        targets = facts.paths or ((Path(facts.rule_content),) if facts.rule_content else ())
+        return rules.first_match(call_candidates(targets, cwd), behavior)
     for rule in context.rules_for_tool(behavior, facts.tool_name):
         if rule.specifier is not None and rule_matches_call(
             rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
@@ -126,25 +131,24 @@ def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -
     return ()
 
 
-def _targets(facts: CallFacts, cwd: Path) -> tuple[Path, ...]:
-    return tuple(p if p.is_absolute() else cwd / p for p in facts.paths)
-
-
 def handrail_state_directories() -> tuple[Path, ...]:
     """Where handrail keeps its own settings and approvals: writing there could grant the agent anything."""
     return (user_settings_path().parent, approvals_path().parent, DEFAULT_POLICY_PATH.parent)
 
 
-def _safety_problem(paths: Sequence[Path], cwd: Path) -> str | None:
-    state = handrail_state_directories()
-    for path in paths:
-        for candidate in path_candidates(path, cwd):
-            if is_inside(candidate, state) or any(within(candidate, absolute(d)) for d in state):
+
+
+def _safety_problem(forms: tuple[tuple[str, ...], ...], context: PermissionContext) -> str | None:
+    # read from the environment once per context: the server's environment does not change
+    state = context.roots("state", handrail_state_directories)
+    for candidates in forms:
+        for candidate in candidates:
+            if state.contain(real_text(candidate)) or any(within_text(candidate, d) for d in state.absolute):
                 return f"{candidate} holds handrail's own settings, so changing it always needs approval"
-            if PROTECTED_DIRECTORIES & set(candidate.parts):
-                protected = next(p for p in candidate.parts if p in PROTECTED_DIRECTORIES)
+            parts = candidate.split("/")
+            if protected := next((p for p in parts if p in PROTECTED_DIRECTORIES), None):
                 return f"{candidate} is inside a {protected}/ folder, so changing it always needs approval"
-            if candidate.name in SHELL_RC_FILES:
+            if parts[-1] in SHELL_RC_FILES:
                 return f"{candidate} is a shell startup file, so changing it always needs approval"
     return None
 
@@ -156,9 +160,9 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     if tool == "Bash":
         return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
-        paths = _targets(facts, cwd) or ((Path(content),) if content else ())
+        paths = facts.paths or ((Path(content),) if content else ())
         family = "Edit" if tool in EDIT_TOOLS else "Read"
-        texts = [str(absolute(p if p.is_absolute() else cwd / p)) for p in paths]
+        texts = [forms[0] for forms in call_candidates(paths, cwd)]
         if not texts or any(ch in text for text in texts for ch in "*?[]()"):
             return ()
         return tuple(f"{family}(/{text})" for text in texts)
@@ -173,7 +177,7 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
 def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
     cwd = context.effective_cwd
     tool = facts.tool_name
-    working = context.working_directories
+    working = context.roots("working", lambda: context.working_directories)
 
     def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
         if behavior != "ask":
@@ -201,14 +205,14 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     # 5: safety checks
     if check.behavior == "ask" and check.safety:
         return verdict("ask", DecisionReason("safety_check", check.message or f"{tool} flagged this call"))
-    targets = _targets(facts, cwd)
-    writes = not facts.read_only and bool(targets)
+    forms = call_candidates(facts.paths, cwd)
+    writes = not facts.read_only and bool(forms)
     if writes:
-        if (problem := _safety_problem(targets, cwd)) is not None:
+        if (problem := _safety_problem(forms, context)) is not None:
             return verdict("ask", DecisionReason("safety_check", problem))
-        outside = [p for p in targets if not is_inside_both(p, working)]
+        outside = [f[-1] for f in forms if not working.contain_both(f[0], f[-1])]
         if outside and _content_match(context, "allow", facts, cwd) is None:
-            names = ", ".join(str(resolve(p)) for p in outside)
+            names = ", ".join(outside)
             return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
     # 6: the mode
     if context.mode == "plan" and not facts.read_only:
@@ -235,7 +239,7 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         return verdict("allow", DecisionReason("tool", check.message or f"{tool} allows this call"))
     # 10-11: read-only inside the working directories, else ask
     if facts.read_only:
-        if all(is_inside_both(p, working) for p in targets):
+        if all(working.contain_both(f[0], f[-1]) for f in forms):
             return verdict(
                 "allow", DecisionReason("read_only_in_workspace", "reads inside the workspace run without asking")
             )

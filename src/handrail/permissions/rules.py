@@ -29,15 +29,11 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 from urllib.parse import urlsplit
 
 from handrail.permissions.bash import analysis, covering
-from handrail.permissions.paths import absolute, resolve
-
-MatchBehavior = Literal["allow", "deny", "ask"]
+from handrail.permissions.file_rules import FileRules, MatchBehavior, call_candidates
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*(?:__\*)?)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 
@@ -252,93 +248,9 @@ def bash_rules_covering(
 # ---------------------------------------------------------------------------- paths
 
 
-@dataclass(frozen=True)
-class PathPattern:
-    """A file rule's specifier split into the folder it is relative to and the gitignore-style pattern."""
-
-    base: Path
-    pattern: str
-    anchored: bool
-
-
-def path_pattern(specifier: str, root: Path | None, cwd: Path) -> PathPattern:
-    """Where a file rule's pattern is anchored, following Claude Code's prefixes."""
-    if specifier.startswith("//"):
-        return PathPattern(Path("/"), specifier[2:], True)
-    if specifier == "~" or specifier.startswith("~/"):
-        return PathPattern(Path.home(), specifier[2:], True)
-    if specifier.startswith("/"):
-        return PathPattern(root if root is not None else cwd, specifier[1:], True)
-    if specifier.startswith("./"):
-        return PathPattern(cwd, specifier[2:], True)
-    return PathPattern(cwd, specifier, "/" in specifier.rstrip("/"))
-
-
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str, anchored: bool) -> re.Pattern[str]:
-    directory_only = pattern.endswith("/")
-    segments = [s for s in pattern.strip("/").split("/") if s]
-    if not segments:
-        return re.compile(r".*", re.DOTALL)
-    out: list[str] = []
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        if segment == "**":
-            out.append(".*" if last else "(?:.*/)?")
-            continue
-        piece = ""
-        for char in segment:
-            piece += "[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char)
-        out.append(piece if last else piece + "/")
-    regex = "".join(out)
-    if directory_only:
-        regex += "/.*"
-    if not anchored:
-        regex = "(?:.*/)?" + regex
-    return re.compile(regex, re.DOTALL)
-
-
-def _relative(path: Path, base: Path) -> str | None:
-    try:
-        rel = path.relative_to(base)
-    except ValueError:
-        return None
-    return rel.as_posix()
-
-
-def path_matches_pattern(path: Path, pattern: PathPattern) -> bool:
-    """Whether absolute `path` (or a folder it lies in, below the base) matches `pattern`."""
-    regex = _glob_regex(pattern.pattern, pattern.anchored)
-    for base in {absolute(pattern.base), resolve(pattern.base)}:
-        rel = _relative(path, base)
-        if rel is None:
-            continue
-        if rel == ".":
-            if regex.fullmatch("") is not None:
-                return True
-            continue
-        parts = rel.split("/")
-        if any(regex.fullmatch("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
-            return True
-    return False
-
-
-def path_candidates(path: Path, cwd: Path) -> tuple[Path, ...]:
-    """The forms of `path` a file rule is checked against: absolute as written, and resolved."""
-    full = path if path.is_absolute() else cwd / path
-    written = absolute(full)
-    real = resolve(full)
-    return (written,) if written == real else (written, real)
-
-
 def _path_rule_matches(rule: PermissionRule, paths: Sequence[Path], cwd: Path | None, behavior: MatchBehavior) -> bool:
-    assert rule.specifier is not None
     here = cwd if cwd is not None else Path(os.getcwd())
-    pattern = path_pattern(rule.specifier, rule.root, here)
-    hits = [[path_matches_pattern(c, pattern) for c in path_candidates(p, here)] for p in paths]
-    if behavior == "allow":
-        return all(all(h) for h in hits)
-    return any(any(h) for h in hits)
+    return FileRules((rule,), here).first_match(call_candidates(paths, here), behavior) is not None
 
 
 # ---------------------------------------------------------------------------- WebFetch

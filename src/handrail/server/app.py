@@ -95,9 +95,9 @@ class HandrailServer(LanguageServer):
             "handrail",
             __version__,
             protocol_cls=HandrailProtocol,
-            # Full sync: pygls's incremental sync splits lines like str.splitlines and
-            # corrupts documents holding form feeds or U+2028 (see shared notes).
-            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            # Incremental sync, applied by server/documents.py rather than pygls (which splits
+            # lines like str.splitlines and rebuilds the whole text on every change).
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.sessions = SessionStore()
         self.archive = SessionArchive()
@@ -203,6 +203,7 @@ def create_server() -> HandrailServer:
 
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: HandrailServer, params: types.InitializeParams) -> None:
+        ls.protocol.adopt_block_documents()
         options = to_plain(params.initialization_options)
         ls.init_options = options if isinstance(options, dict) else {}
         ls.features = ClientFeatures.from_capabilities(params.capabilities)

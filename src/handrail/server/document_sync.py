@@ -16,6 +16,7 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.workspace import Workspace
 
+from handrail.server.documents import BlockDocument
 from handrail.server.positions import offset_at
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,11 @@ def apply_did_change(workspace: Workspace, params: types.DidChangeTextDocumentPa
     if document is None:
         log.warning("ignored a change to %s, which is not open", uri)
         return False
+    if isinstance(document, BlockDocument):  # applies each change where it falls (see server.documents)
+        for change in params.content_changes:
+            document.apply_change(change)
+        document.version = params.text_document.version
+        return True
     encoding = str(workspace.position_encoding or "utf-16")
     text = document.source
     for change in params.content_changes:

@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
+from handrail.server.buffer_disk import BufferDiskCache
 from handrail.server.lsp_values import field_of
 from handrail.server.positions import minimal_change, position_at
 from handrail.tools.filesystem import (
@@ -88,6 +89,7 @@ class EditorFileSystem:
         self._can_save = can_save
         self._can_create = can_create
         self._disk = DiskFileSystem()
+        self._buffers = BufferDiskCache()
 
     def open_document(self, path: Path) -> TextDocument | None:
         """The open document for `path`, if the editor has one."""
@@ -104,15 +106,15 @@ class EditorFileSystem:
         if document is None:
             return await self._disk.read(path)
         text = document.source
-        disk = await asyncio.to_thread(_try_read_disk, path)
+        disk = await asyncio.to_thread(self._buffers.view, document.uri, path, text)
         return FileSnapshot(
             path=path,
             text=text,
             source="buffer",
             version=document.version,
-            mtime_ns=disk.mtime_ns if disk else None,
-            dirty=disk is None or disk.text != text,
-            encoding=disk.encoding if disk else "utf-8",
+            mtime_ns=disk.mtime_ns,
+            dirty=disk.dirty,
+            encoding=disk.encoding,
         )
 
     async def read_bytes(self, path: Path) -> bytes:
@@ -122,14 +124,16 @@ class EditorFileSystem:
     async def dirty_buffers(self) -> dict[Path, str]:
         """Open documents whose text differs from the disk, by path."""
         found: dict[Path, str] = {}
-        for uri, document in list(self._server.workspace.text_documents.items()):
+        documents = list(self._server.workspace.text_documents.items())
+        self._buffers.keep_only({uri for uri, _ in documents})
+        for uri, document in documents:
             fs_path = to_fs_path(uri)
             if fs_path is None:
                 continue
             path = Path(fs_path)
-            disk = await asyncio.to_thread(_try_read_disk, path)
-            if disk is None or disk.text != document.source:
-                found[path] = document.source
+            text = document.source
+            if (await asyncio.to_thread(self._buffers.view, uri, path, text)).dirty:
+                found[path] = text
         return found
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:

@@ -1,4 +1,4 @@
-"""HandrailProtocol: pygls 2.1.1's protocol with three fixes the agent needs.
+"""HandrailProtocol: pygls 2.1.1's protocol with three fixes the agent needs, and its own document store.
 
 All three touch private pygls API, which is why pyproject pins pygls==2.1.1:
 re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
@@ -16,6 +16,7 @@ whose params do not fit its method is answered InvalidParams (pygls answered
 nothing, leaving the client waiting); a message that is not JSON-RPC at all is
 answered with a null id; before `initialize`, requests get ServerNotInitialized
 and notifications are dropped, as the LSP specification says.
+>>>>>>> main
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification
 
 from handrail.server.document_sync import apply_did_change
+from handrail.server.documents import block_workspace
 
 # a notification nobody handles: what an already-answered bad request turns into
 ANSWERED = "$/handrail/answered"
@@ -62,6 +64,11 @@ class HandrailProtocol(LanguageServerProtocol):
             return
         self.running_commands[msg_id] = task
         task.add_done_callback(lambda _: self.running_commands.pop(msg_id, None))
+
+    def adopt_block_documents(self) -> None:
+        """Keep open documents as `BlockDocument`s; call from the initialize handler, before any opens."""
+        if self._workspace is not None:
+            self._workspace = block_workspace(self._workspace)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         task = self.running_commands.pop(msg_id, None)

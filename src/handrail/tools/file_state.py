@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from handrail.permissions.paths import resolve
-from handrail.tools.filesystem import FileSnapshot
+from handrail.tools.filesystem import FileSnapshot, text_hash
 
 
 @dataclass(frozen=True)
@@ -18,12 +19,16 @@ class ReadRecord:
 
     path: Path
     text: str
-    content_hash: str
     version: int | None
     mtime_ns: int | None
     offset: int | None = None
     limit: int | None = None
     changed_externally: bool = False
+
+    @cached_property
+    def content_hash(self) -> str:
+        """The hash of `text`, computed when first asked (the disk watcher reports changes by hash)."""
+        return text_hash(self.text)
 
     @property
     def partial(self) -> bool:
@@ -45,7 +50,6 @@ class FileStateCache:
         self._records[key] = ReadRecord(
             path=key,
             text=snapshot.text,
-            content_hash=snapshot.content_hash,
             version=snapshot.version,
             mtime_ns=snapshot.mtime_ns,
             offset=offset,
@@ -75,5 +79,9 @@ class FileStateCache:
 
     @staticmethod
     def matches(record: ReadRecord, snapshot: FileSnapshot) -> bool:
-        """Whether `snapshot` still holds the content the model read."""
-        return record.content_hash == snapshot.content_hash
+        """Whether `snapshot` still holds the content the model read.
+
+        The texts are compared, not hashes of them: comparing is a memcmp, where hashing a
+        large file on every Read cost milliseconds.
+        """
+        return record.text == snapshot.text

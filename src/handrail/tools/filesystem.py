@@ -11,6 +11,7 @@ import codecs
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -40,9 +41,9 @@ class FileSnapshot:
     dirty: bool = False
     encoding: str = "utf-8"
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
-        """A hash of the text, to tell whether two snapshots hold the same content."""
+        """A hash of the text, to tell whether two snapshots hold the same content (computed once, when asked)."""
         return text_hash(self.text)
 
 

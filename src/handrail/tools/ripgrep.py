@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,35 +152,50 @@ async def run_rg_paths(
     return RgPaths(proc.returncode, paths, len(keyed), stderr)
 
 
+# Stats release the GIL, so two threads overlap one's system call with the other's Python; with
+# ripgrep listing on a third, mtime sorting keeps up with the listing on two cores.
+_STATTERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="handrail-stat")
+
+
+def _mtimes(lines: list[bytes], directory: int) -> list[tuple[int, bytes]]:
+    """(minus mtime, path) for each path (relative ones from `directory`); vanished files sort last."""
+    stat = os.stat
+    try:  # one comprehension, no call per line: the common case, where every file is still there
+        return [(-stat(line, dir_fd=directory).st_mtime_ns, line) for line in lines if line]
+    except OSError:
+        pass
+    keyed: list[tuple[int, bytes]] = []
+    for line in lines:
+        if not line:
+            continue
+        try:
+            keyed.append((-stat(line, dir_fd=directory).st_mtime_ns, line))
+        except OSError:
+            keyed.append((1, line))
+    return keyed
+
+
 def _stat_lines(proc: subprocess.Popen[bytes], cwd: Path) -> list[tuple[int, bytes]]:
-    """(minus mtime, path) for each line ripgrep prints, read as it comes (vanished files sort last).
+    """(minus mtime, path) for each line ripgrep prints, stat'ed a chunk at a time as it comes.
 
     Relative paths are stat'ed from `cwd`, where ripgrep runs.
     """
     assert proc.stdout is not None
-    keyed: list[tuple[int, bytes]] = []
-    stat = os.stat
     pending = b""
     directory = os.open(cwd, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-
-    def add(path: bytes) -> None:
-        try:
-            keyed.append((-stat(path, dir_fd=directory).st_mtime_ns, path))
-        except OSError:
-            keyed.append((1, path))
-
+    chunks: list[Future[list[tuple[int, bytes]]]] = []
     try:
         fd = proc.stdout.fileno()
         while chunk := os.read(fd, 1 << 16):
             lines = (pending + chunk).split(b"\n")
             pending = lines.pop()
-            for line in lines:
-                if line:
-                    add(line)
-        if pending:
-            add(pending)
+            chunks.append(_STATTERS.submit(_mtimes, lines, directory))
+        chunks.append(_STATTERS.submit(_mtimes, [pending], directory))
+        return [item for done in chunks for item in done.result()]
     finally:
+        for waiting in chunks:  # the folder stays open until no stat can use it
+            with contextlib.suppress(Exception):
+                waiting.result()
         os.close(directory)
         proc.stdout.close()
         proc.wait()
-    return keyed

@@ -23,6 +23,7 @@ from handrail.tools.builtin._common import (
 )
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
+from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import FileSnapshot
 from handrail.tools.protocol import ToolResult, build_tool
 from handrail.tools.text_ops import (
@@ -106,7 +107,7 @@ async def plan_edits(file_path: str, edits: Sequence[EditSpec], ctx: ToolUseCont
             )
         return EditPlan(path, current, *_applied(current.text, edits, [], stale=False))
     record = require_read(ctx, path)
-    stale = record.content_hash != current.content_hash
+    stale = not FileStateCache.matches(record, current)
     changed = line_changes(record.text, current.text) if stale else []
     new_text, applied = _applied(current.text, edits, changed, stale=stale)
     return EditPlan(path, current, new_text, applied, _changed_note(changed, current) if stale else "")

@@ -23,6 +23,7 @@ from handrail.tools.builtin._common import (
 )
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
+from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import FileSnapshot
 from handrail.tools.notebooks import (
     CellEdit,
@@ -80,7 +81,7 @@ async def plan_notebook_edit(value: NotebookEditInput, ctx: ToolUseContext) -> N
     if current is None:
         raise ToolError(await missing_file_message(path, ctx.options.cwd))
     record = require_read(ctx, path)
-    if record.content_hash != current.content_hash:
+    if not FileStateCache.matches(record, current):
         raise ToolError(
             "The notebook has been modified since read, either by the user or by another program. "
             "Read it again before attempting to edit it."

@@ -21,6 +21,7 @@ from handrail.tools.builtin._common import (
 )
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
+from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import FileSnapshot
 from handrail.tools.protocol import ToolResult, build_tool
 from handrail.tools.text_ops import detect_line_ending, with_line_ending
@@ -60,7 +61,7 @@ async def plan_write(value: WriteInput, ctx: ToolUseContext) -> WritePlan:
     if current is None:
         return WritePlan(path, None, value.content)
     record = require_read(ctx, path)
-    if record.content_hash != current.content_hash:
+    if not FileStateCache.matches(record, current):
         raise ToolError(
             "File has been modified since read, either by the user or by a linter. "
             "Read it again before attempting to write it."

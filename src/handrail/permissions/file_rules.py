@@ -1,0 +1,193 @@
+"""File rules (`Read(...)`, `Edit(...)`): gitignore-style path patterns compiled to regexes.
+
+A pattern matches a path when it matches the path's part below the pattern's base, or a
+folder on the way there (a pattern naming a folder covers what is inside). The patterns of
+all rules that share a base are joined into one regex, one named alternative per rule in
+rule order, so checking a path against many rules costs one regex match per base: the
+alternative that matches is the first rule in order that covers the path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from handrail.permissions.paths import absolute_text, per_decision, real_text
+
+if TYPE_CHECKING:
+    from handrail.permissions.rules import PermissionRule
+
+MatchBehavior = Literal["allow", "deny", "ask"]
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    """A file rule's specifier split into the folder it is relative to and the gitignore-style pattern."""
+
+    base: Path
+    pattern: str
+    anchored: bool
+
+
+def path_pattern(specifier: str, root: Path | None, cwd: Path) -> PathPattern:
+    """Where a file rule's pattern is anchored, following Claude Code's prefixes."""
+    if specifier.startswith("//"):
+        return PathPattern(Path("/"), specifier[2:], True)
+    if specifier == "~" or specifier.startswith("~/"):
+        return PathPattern(Path.home(), specifier[2:], True)
+    if specifier.startswith("/"):
+        return PathPattern(root if root is not None else cwd, specifier[1:], True)
+    if specifier.startswith("./"):
+        return PathPattern(cwd, specifier[2:], True)
+    return PathPattern(cwd, specifier, "/" in specifier.rstrip("/"))
+
+
+@lru_cache(maxsize=1024)
+def _glob_source(pattern: str, anchored: bool) -> str:
+    """The regex (source text) a path below the base must match in full."""
+    directory_only = pattern.endswith("/")
+    segments = [s for s in pattern.strip("/").split("/") if s]
+    if not segments:
+        return ".*"
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            out.append(".*" if last else "(?:.*/)?")
+            continue
+        piece = ""
+        for char in segment:
+            piece += "[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char)
+        out.append(piece if last else piece + "/")
+    regex = "".join(out)
+    if directory_only:
+        regex += "/.*"
+    if not anchored:
+        regex = "(?:.*/)?" + regex
+    return regex
+
+
+@lru_cache(maxsize=256)
+def _compile(sources: tuple[str, ...]) -> re.Pattern[str]:
+    # `(?:/.*)?`: matching a folder on the way (at a `/` boundary) covers what lies below it
+    alternatives = "|".join(f"(?P<r{i}>{source})" for i, source in enumerate(sources))
+    return re.compile(f"(?:{alternatives})(?:/.*)?", re.DOTALL)
+
+
+def _below(path: str, base: str) -> str | None:
+    """`path` relative to `base` ("" for the base itself), or None when it is not below it."""
+    if path == base:
+        return ""
+    prefix = base if base.endswith("/") else base + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The rules sharing one base: their patterns joined into one regex."""
+
+    bases: tuple[str, ...]  # the base as written and resolved
+    sources: tuple[str, ...]  # each rule's pattern, in rule order
+    indices: tuple[int, ...]  # each rule's index among all the rules
+    regex: re.Pattern[str]  # all of `sources`, one named alternative each
+
+    def first(self, path: str) -> int | None:
+        """The index of the first rule of the group that covers `path`."""
+        regex = self.regex
+        best: int | None = None
+        for base in self.bases:
+            rel = _below(path, base)
+            if rel is None:
+                continue
+            match = regex.fullmatch(rel)
+            if match is not None and match.lastgroup is not None:
+                index = self.indices[int(match.lastgroup[1:])]
+                best = index if best is None else min(best, index)
+        return best
+
+    def covers(self, position: int, path: str) -> bool:
+        """Whether the group's rule at `position` covers `path`."""
+        regex = _compile((self.sources[position],))
+        return any((rel := _below(path, base)) is not None and regex.fullmatch(rel) is not None for base in self.bases)
+
+
+class FileRules:
+    """Path rules (of one behavior, for one tool, relative to one cwd) compiled for fast matching.
+
+    Building one resolves the rules' bases; keep it as long as the permission context it
+    came from (see `PermissionContext.file_rules`).
+    """
+
+    def __init__(self, rules: Sequence[PermissionRule], cwd: Path) -> None:
+        self.rules = tuple(rules)
+        by_base: dict[Path, list[tuple[int, str]]] = {}
+        for index, rule in enumerate(self.rules):
+            assert rule.specifier is not None
+            pattern = path_pattern(rule.specifier, rule.root, cwd)
+            by_base.setdefault(pattern.base, []).append((index, _glob_source(pattern.pattern, pattern.anchored)))
+        groups: list[_Group] = []
+        where: dict[int, tuple[_Group, int]] = {}
+        for base, members in by_base.items():
+            text = str(base)
+            sources = tuple(source for _, source in members)
+            group = _Group(
+                tuple(dict.fromkeys((absolute_text(text), real_text(text)))),
+                sources,
+                tuple(index for index, _ in members),
+                _compile(sources),
+            )
+            groups.append(group)
+            where.update((index, (group, position)) for position, (index, _) in enumerate(members))
+        self._groups = tuple(groups)
+        self._where = where
+
+    def _first(self, path: str) -> int | None:
+        best: int | None = None
+        for group in self._groups:
+            index = group.first(path)
+            if index is not None and (best is None or index < best):
+                best = index
+        return best
+
+    def first_match(self, candidates: Sequence[Sequence[str]], behavior: MatchBehavior) -> PermissionRule | None:
+        """The first rule covering a call whose paths have these forms (see `call_candidates`).
+
+        An allow rule must cover every form of every path; a deny or ask rule any of them.
+        """
+        texts = [text for forms in candidates for text in forms]
+        if not texts or not self.rules:
+            return None
+        firsts = [self._first(text) for text in texts]
+        if behavior != "allow":
+            hits = [i for i in firsts if i is not None]
+            return self.rules[min(hits)] if hits else None
+        found = [i for i in firsts if i is not None]
+        if len(found) < len(firsts):
+            return None
+        if len(found) == 1:
+            return self.rules[found[0]]
+        for index in range(max(found), len(self.rules)):  # no earlier rule covers every form
+            group, position = self._where[index]
+            if all(group.covers(position, text) for text in texts):
+                return self.rules[index]
+        return None
+
+
+def call_candidates(paths: Sequence[Path], cwd: Path) -> tuple[tuple[str, ...], ...]:
+    """For each path of a call, the forms file rules are checked against: absolute as written, and resolved."""
+    return per_decision(("forms", str(cwd), *map(str, paths)), lambda: _candidates(paths, str(cwd)))
+
+
+def _candidates(paths: Sequence[Path], here: str) -> tuple[tuple[str, ...], ...]:
+    out: list[tuple[str, ...]] = []
+    for path in paths:
+        text = str(path)
+        full = text if text.startswith("/") else (here + text if here.endswith("/") else f"{here}/{text}")
+        written = absolute_text(full)
+        real = real_text(full)
+        out.append((written,) if written == real else (written, real))
+    return tuple(out)

@@ -1,0 +1,64 @@
+"""kernel_realpath answers exactly what os.path.realpath answers, for every shape of path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from handrail.permissions.paths import kernel_realpath
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "ws" / "src").mkdir(parents=True)
+    (tmp_path / "ws" / "src" / "a.py").write_text("x")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "ws" / "out").symlink_to(tmp_path / "outside")
+    (tmp_path / "ws" / "rel").symlink_to("src")
+    (tmp_path / "ws" / "dangling").symlink_to(tmp_path / "nowhere" / "deeper")
+    (tmp_path / "ws" / "loop1").symlink_to(tmp_path / "ws" / "loop2")
+    (tmp_path / "ws" / "loop2").symlink_to(tmp_path / "ws" / "loop1")
+    (tmp_path / "ws" / "file-link").symlink_to(tmp_path / "ws" / "src" / "a.py")
+    os.mkfifo(tmp_path / "ws" / "fifo")
+    return tmp_path
+
+
+SHAPES = [
+    "ws/src/a.py",
+    "ws/src",
+    "ws/src/",
+    "ws/src/new.py",
+    "ws/new/deeper/file.txt",
+    "ws/new/../src/a.py",
+    "ws/src/../out/x",
+    "ws/out",
+    "ws/out/new/file",
+    "ws/out/../src",
+    "ws/rel/a.py",
+    "ws/rel/../out",
+    "ws/dangling",
+    "ws/dangling/child",
+    "ws/loop1",
+    "ws/loop1/x",
+    "ws/file-link",
+    "ws/src/a.py/not-a-folder",
+    "ws/fifo",
+    "ws/./src/./a.py",
+    "ws//src//a.py",
+    "ws/new/.",
+    "ws/new/..",
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_same_as_realpath(tree: Path, shape: str) -> None:
+    text = f"{tree}/{shape}"
+    assert kernel_realpath(text) == os.path.realpath(text)
+
+
+def test_relative_and_root(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tree / "ws")
+    for text in ("src/a.py", "rel", "missing/x", "", ".", "/", "/proc/self"):
+        assert kernel_realpath(text) == os.path.realpath(text), text
