@@ -67,7 +67,7 @@ async def test_two_parallel_subagents_return_in_the_models_order(
 
     (explore,) = requests_of(model, "Find alpha")
     assert explore["system"].startswith(EXPLORE_PROMPT)
-    assert tool_names(explore) == ["Bash", "Glob", "Grep", "Read"]
+    assert tool_names(explore) == ["Bash", "Glob", "Grep", "Read", "WebFetch"]
     # the sub-agent's tool call shows under its Task call, its text does not stream
     read_start = next(e for e in editor.chat if e["kind"] == "toolStart" and e["name"] == "Read")
     assert read_start["parentToolUseId"] == second.id
