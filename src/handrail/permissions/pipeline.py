@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from handrail.permissions.bash import analyse
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
 from handrail.permissions.file_rules import call_candidates
@@ -158,6 +157,8 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     tool = facts.tool_name
     content = facts.rule_content
     if tool == "Bash":
+        from handrail.permissions.bash import analyse  # tree-sitter loads on the first Bash decision
+
         return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
         paths = facts.paths or ((Path(content),) if content else ())

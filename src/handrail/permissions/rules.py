@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from handrail.permissions.bash import analysis, covering
 from handrail.permissions.file_rules import FileRules, MatchBehavior, call_candidates
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*(?:__\*)?)(?:\((?P<spec>.*)\))?$", re.DOTALL)
@@ -226,6 +225,8 @@ def bash_rules_covering(
 
     Without `working_dirs`, `cwd` (default: the process cwd) is the one working directory.
     """
+    from handrail.permissions.bash import analysis, covering  # tree-sitter loads on the first Bash decision
+
     if not command:
         return ()
     here = cwd if cwd is not None else Path(os.getcwd())

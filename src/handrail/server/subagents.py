@@ -30,7 +30,6 @@ from handrail.server.system_prompt import agent_system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.tools.agent_definitions import AgentCatalog, load_agent_catalog
 from handrail.tools.agent_tool_sets import agent_tools
-from handrail.tools.builtin.task import task_tool
 from handrail.tools.builtin_agents import BUILTIN_AGENTS
 from handrail.tools.context import (
     AgentOrigin,
@@ -221,6 +220,8 @@ def agent_pool_tools(catalog: AgentCatalog, context: PermissionContext, *, simpl
     """The Task tool for a session's pool (none in simple mode, or when a deny rule forbids it)."""
     if simple:
         return ()
+    from handrail.tools.builtin.task import task_tool  # the built-in tools load with the first turn
+
     tool = task_tool(catalog.descriptions())
     return () if denied_outright(tool, context) else (tool,)
 

@@ -16,7 +16,6 @@ from pydantic import BaseModel
 
 from handrail.permissions.decision import PermissionCheck
 from handrail.tools.agent_definitions import AgentDefinition
-from handrail.tools.builtin.bash_permissions import verdict_for
 from handrail.tools.context import ToolUseContext
 from handrail.tools.protocol import Tool
 
@@ -99,6 +98,8 @@ async def reads_only(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> 
         return True
     command = getattr(value, "command", None)
     if tool.name == "Bash" and isinstance(command, str):
+        from handrail.tools.builtin.bash_permissions import verdict_for  # the analyser loads when first needed
+
         verdict = await asyncio.to_thread(verdict_for, command, ctx.permission_context)
         return verdict.read_only
     return False
