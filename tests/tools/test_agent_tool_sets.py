@@ -39,15 +39,15 @@ def test_the_named_sets() -> None:
     assert {"Read", "Grep", "Glob", "Bash", "Edit", "Write", "TodoWrite"} <= ASYNC_AGENT_ALLOWED_TOOLS
     assert "AskUserQuestion" not in ASYNC_AGENT_ALLOWED_TOOLS
     assert set(EXPLORE_TOOLS) <= ASYNC_AGENT_ALLOWED_TOOLS
-    # every built-in but the agent tools themselves is open to a general-purpose agent
+    # of the built-ins, only those that talk to the user or change the session's mode are refused to agents
     builtins = {t.name for t in all_base_tools()}
-    assert not builtins & ALL_AGENT_DISALLOWED_TOOLS
+    assert builtins & ALL_AGENT_DISALLOWED_TOOLS == {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
 
 
 def test_general_purpose_gets_everything_but_the_disallowed() -> None:
     given = agent_tools(pool(), GENERAL_PURPOSE)
     assert "Task" not in given.names and given.unavailable == ()
-    assert set(given.names) == {t.name for t in all_base_tools()}
+    assert set(given.names) == {t.name for t in all_base_tools()} - ALL_AGENT_DISALLOWED_TOOLS
 
 
 def test_an_alias_is_disallowed_like_its_name() -> None:
@@ -71,7 +71,7 @@ def test_background_agents_get_only_the_async_set() -> None:
 async def test_explore_denies_writes_and_lets_reads_through(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello\n")
     given = agent_tools(pool(), EXPLORE)
-    assert given.names == ("Bash", "Glob", "Grep", "Read")  # no WebFetch in this pool
+    assert given.names == ("Bash", "Glob", "Grep", "Read", "WebFetch")
     ctx = replace(make_context(tmp_path), permission_context=PermissionContext(workspace_roots=(tmp_path,)))
     ls = await run_tool_use(ToolUse("t1", "Bash", {"command": "ls"}), given.tools, ctx)
     assert not ls.is_error and "a.txt" in ls.block["content"]
