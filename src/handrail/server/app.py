@@ -20,6 +20,7 @@ from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
 from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
 from handrail.server.audit import AuditFile
+from handrail.server.background_events import BackgroundWatch, background_listing
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
@@ -51,6 +52,7 @@ PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
 MCP_STATUS_COMMAND = "handrail.mcpStatus"
 APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
+BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
@@ -104,6 +106,7 @@ class HandrailServer(LanguageServer):
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
         self.agent_catalogs = AgentCatalogSource(self.warn)
+        self.background_watch = BackgroundWatch(self)
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -240,7 +243,9 @@ def create_server() -> HandrailServer:
                 command.cancel()
             if pending:
                 await asyncio.wait(pending)
-        # background shells belong to their sessions: none outlives the server
+        # background agents and shells belong to their sessions: none outlives the server
+        # (agents first: a stopping agent's calls may still start shells)
+        await asyncio.gather(*(s.background_agents.close() for s in ls.sessions.all()), return_exceptions=True)
         await asyncio.gather(*(s.shell.close() for s in ls.sessions.all()), return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
@@ -317,6 +322,14 @@ def create_server() -> HandrailServer:
         if not isinstance(name, str) or not name:
             raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
         return await ls.mcp.approve(name)
+
+    @server.command(BACKGROUND_TASKS_COMMAND)
+    def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
+        session_id = field_of(_single_argument(args), "sessionId")
+        session = ls.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is None:
+            raise JsonRpcInvalidParams(f"handrail.backgroundTasks: no session {session_id!r}")
+        return background_listing(session)
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -449,6 +462,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         prompter=prompter,
     )
     todos = SessionTodos(session, chat)
+    ls.background_watch.watch(session)
 
     def make_context(current: Session) -> ToolUseContext:
         return ToolUseContext(
@@ -465,6 +479,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             shell=current.shell,
             agents=agents,
             todos=todos,
+            background_agents=current.background_agents,
         )
 
     config = TurnConfig(

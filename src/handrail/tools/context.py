@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from handrail.permissions.context import PermissionContext
+from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
 from handrail.tools.shell_session import ShellSession
@@ -177,6 +178,10 @@ class SubAgentRunner(Protocol):
         """Run a sub-agent for the call bound in `ctx` to its end; its final text (ToolError on failure)."""
         ...
 
+    def start_background(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
+        """Start a sub-agent in the background (owned by the session, headless); its task id."""
+        ...
+
 
 @dataclass(frozen=True)
 class ToolOptions:
@@ -210,6 +215,7 @@ class ToolUseContext:
     shell: ShellSession | None = None  # the session's Bash working directory and background shells
     agents: SubAgentRunner | None = None
     todos: TodoBoard | None = None
+    background_agents: BackgroundAgents | None = None  # the session's, for TaskOutput, TaskStop, SendMessage
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""
