@@ -109,6 +109,7 @@ async def test_background_agent_polled_messaged_and_stopped(
     assert await background_tasks(editor, session) == [
         {"id": "agent_1", "kind": "agent", "description": "survey notes", "status": "stopped"}
     ]
+    assert await background_tasks(editor, "not-started-yet") == []
 
 
 async def test_a_background_agent_is_denied_what_would_need_asking(

@@ -326,10 +326,10 @@ def create_server() -> HandrailServer:
     @server.command(BACKGROUND_TASKS_COMMAND)
     def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
         session_id = field_of(_single_argument(args), "sessionId")
-        session = ls.sessions.get(session_id) if isinstance(session_id, str) else None
-        if session is None:
-            raise JsonRpcInvalidParams(f"handrail.backgroundTasks: no session {session_id!r}")
-        return background_listing(session)
+        if not isinstance(session_id, str):
+            raise JsonRpcInvalidParams("handrail.backgroundTasks: expected [{sessionId}]")
+        session = ls.sessions.get(session_id)  # a session not started yet has no background work
+        return background_listing(session) if session is not None else []
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
