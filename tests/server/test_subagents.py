@@ -117,10 +117,12 @@ async def test_an_unknown_agent_type_is_a_tool_error(model: FakeModel, client: M
 
 def test_the_task_tool_is_left_out_in_simple_mode_and_when_denied(tmp_path: Path) -> None:
     context = PermissionContext(workspace_roots=(tmp_path,))
-    assert [t.name for t in agent_pool_tools(CATALOG, context, simple=False)] == ["Task"]
+    names = [t.name for t in agent_pool_tools(CATALOG, context, simple=False)]
+    assert names == ["Task", "TaskOutput", "TaskStop", "SendMessage"]
     assert agent_pool_tools(CATALOG, context, simple=True) == ()
 
     rule = parse_rule("Agent", source="user")
     assert isinstance(rule, PermissionRule)
     denied = context.with_rule("deny", rule)
-    assert agent_pool_tools(CATALOG, denied, simple=False) == ()
+    # the task-control tools stay: they also read and stop background shells
+    assert [t.name for t in agent_pool_tools(CATALOG, denied, simple=False)] == names[1:]

@@ -11,11 +11,16 @@ from handrail.tools.agent_definitions import AgentDefinition
 from handrail.tools.agent_tool_sets import (
     ALL_AGENT_DISALLOWED_TOOLS,
     ASYNC_AGENT_ALLOWED_TOOLS,
+    BACKGROUND_AGENT_TOOLS,
     COORDINATOR_ONLY_TOOLS,
     EXPLORE_TOOLS,
+    TASK_CONTROL_TOOLS,
     agent_tools,
 )
+from handrail.tools.builtin.send_message import SEND_MESSAGE
 from handrail.tools.builtin.task import task_tool
+from handrail.tools.builtin.task_output import TASK_OUTPUT
+from handrail.tools.builtin.task_stop import TASK_STOP
 from handrail.tools.builtin_agents import EXPLORE, GENERAL_PURPOSE
 from handrail.tools.execution import ToolUse, run_tool_use
 from handrail.tools.protocol import Tool
@@ -42,6 +47,19 @@ def test_the_named_sets() -> None:
     # of the built-ins, only those that talk to the user or change the session's mode are refused to agents
     builtins = {t.name for t in all_base_tools()}
     assert builtins & ALL_AGENT_DISALLOWED_TOOLS == {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
+
+
+def test_the_task_control_tools_are_the_coordinators_only() -> None:
+    assert {t.name for t in (TASK_OUTPUT, TASK_STOP, SEND_MESSAGE)} == TASK_CONTROL_TOOLS
+    assert TASK_CONTROL_TOOLS <= COORDINATOR_ONLY_TOOLS <= ALL_AGENT_DISALLOWED_TOOLS
+    assert BACKGROUND_AGENT_TOOLS <= ASYNC_AGENT_ALLOWED_TOOLS and not BACKGROUND_AGENT_TOOLS & TASK_CONTROL_TOOLS
+    coordinator_pool = (*pool(), TASK_OUTPUT, TASK_STOP, SEND_MESSAGE)
+    for background in (False, True):
+        given = agent_tools(coordinator_pool, GENERAL_PURPOSE, background=background)
+        assert not set(given.names) & COORDINATOR_ONLY_TOOLS
+    asked = AgentDefinition("boss", "d", "p", tools=("Read", "TaskStop", "SendMessage"))
+    given = agent_tools(coordinator_pool, asked, background=True)
+    assert given.names == ("Read",) and given.unavailable == ("TaskStop", "SendMessage")
 
 
 def test_general_purpose_gets_everything_but_the_disallowed() -> None:

@@ -13,6 +13,9 @@ import pytest
 from handrail.tools import background_shells
 from handrail.tools.background_shells import BackgroundShell
 from handrail.tools.builtin import BASH, BASH_OUTPUT, KILL_SHELL
+from handrail.tools.builtin.send_message import SEND_MESSAGE
+from handrail.tools.builtin.task_output import TASK_OUTPUT
+from handrail.tools.builtin.task_stop import TASK_STOP
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.shell_session import ShellSession
@@ -142,3 +145,18 @@ async def test_a_closing_event_loop_takes_its_shells_along(tmp_path: Path) -> No
     out, _ = await done.communicate()
     assert done.returncode == 0
     assert await gone(int(out))
+
+
+async def test_task_output_and_task_stop_take_a_shell_id(sctx: ToolUseContext, tmp_path: Path) -> None:
+    shell = await _start(sctx, "echo begun; sleep 60")
+    await _wait_until(shell, text="begun\n")
+    polled = await run(TASK_OUTPUT, sctx, task_id=shell.id, block=False)
+    assert polled == "<status>running</status>\n<output>begun</output>"
+    assert await run(TASK_STOP, sctx, task_id=shell.id) == f"Killed shell {shell.id} (echo begun; sleep 60)."
+    waited = await run(TASK_OUTPUT, sctx, task_id=shell.id, timeout=600_000)  # ended: returns at once
+    assert waited.startswith("<status>killed</status>")
+    assert await run(TASK_STOP, sctx, task_id=shell.id) == f"Task {shell.id} is not running: it has killed."
+    with pytest.raises(ToolError, match=rf"No background task with ID 'agent_9'\. Known IDs: {shell.id}\."):
+        await run(TASK_OUTPUT, sctx, task_id="agent_9")
+    with pytest.raises(ToolError, match="not an agent"):
+        await run(SEND_MESSAGE, sctx, to=shell.id, message="hello")

@@ -21,6 +21,7 @@ from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
 from handrail.server.ask_user import LspQuestions
 from handrail.server.audit import AuditFile
+from handrail.server.background_events import BackgroundWatch, background_listing
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.diagnostics_store import DiagnosticsStore, EditorDiagnosticsView
@@ -59,6 +60,7 @@ PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
 MCP_STATUS_COMMAND = "handrail.mcpStatus"
 APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
+BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
@@ -114,6 +116,7 @@ class HandrailServer(LanguageServer):
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
         self.agent_catalogs = AgentCatalogSource(self.warn)
+        self.background_watch = BackgroundWatch(self)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
@@ -266,7 +269,9 @@ def create_server() -> HandrailServer:
                 command.cancel()
             if pending:
                 await asyncio.wait(pending)
-        # background shells belong to their sessions: none outlives the server
+        # background agents and shells belong to their sessions: none outlives the server
+        # (agents first: a stopping agent's calls may still start shells)
+        await asyncio.gather(*(s.background_agents.close() for s in ls.sessions.all()), return_exceptions=True)
         await asyncio.gather(*(s.shell.close() for s in ls.sessions.all()), return_exceptions=True)
         if ls.watcher is not None:
             ls.watcher.stop()
@@ -348,6 +353,14 @@ def create_server() -> HandrailServer:
         if not isinstance(name, str) or not name:
             raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
         return await ls.mcp.approve(name)
+
+    @server.command(BACKGROUND_TASKS_COMMAND)
+    def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
+        session_id = field_of(_single_argument(args), "sessionId")
+        if not isinstance(session_id, str):
+            raise JsonRpcInvalidParams("handrail.backgroundTasks: expected [{sessionId}]")
+        session = ls.sessions.get(session_id)  # a session not started yet has no background work
+        return background_listing(session) if session is not None else []
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -485,6 +498,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         prompter=prompter,
     )
     todos = SessionTodos(session, chat)
+    ls.background_watch.watch(session)
 
     def make_context(current: Session) -> ToolUseContext:
         return ToolUseContext(
@@ -505,6 +519,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             modes=SessionModes(current, ls.update_session_context, chat),
             small_model=small_model,
             diagnostics=diagnostics,
+            background_agents=current.background_agents,
         )
 
     config = TurnConfig(

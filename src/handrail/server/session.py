@@ -12,6 +12,7 @@ from typing import Any
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
 from handrail.permissions.settings import PermissionMode
+from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.protocol import Tool
@@ -40,6 +41,7 @@ class Session:
     updates: PermissionUpdates = field(init=False)
     todos: tuple[TodoItem, ...] = ()
     instruction_files: set[Path] = field(default_factory=set)  # nested instruction files already shown
+    background_agents: BackgroundAgents = field(default_factory=BackgroundAgents)
 
     def __post_init__(self) -> None:
         self.updates = PermissionUpdates(lambda: self.permission_context)

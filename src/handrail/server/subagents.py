@@ -8,13 +8,19 @@ same user, marked as coming from it; a runner with no user interface denies
 them instead. Its tool activity is shown under the parent's Task call; its text
 is not streamed: its final message is the Task call's result. Cancelling the
 Task call (the parent turn stopping) cancels the sub-agent's turn.
+
+A background sub-agent (Task with `run_in_background`) is a task of the
+session instead (see tools/background_agents.py): it gets only the async-safe
+tools, its asks are denied (no turn, no prompt to attach them to), it shows in
+the client's list of background work, and only TaskStop, the session's end or
+the server's shutdown stops it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +36,7 @@ from handrail.server.system_prompt import agent_system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.tools.agent_definitions import AgentCatalog, load_agent_catalog
 from handrail.tools.agent_tool_sets import agent_tools
+from handrail.tools.background_agents import BackgroundAgent
 from handrail.tools.builtin_agents import BUILTIN_AGENTS
 from handrail.tools.context import (
     AgentOrigin,
@@ -42,6 +49,7 @@ from handrail.tools.context import (
     UserPrompter,
 )
 from handrail.tools.errors import ToolError
+from handrail.tools.execution import ToolUse
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool, denied_outright
 from handrail.tools.todos import MemoryTodoBoard
@@ -152,22 +160,56 @@ class SubAgents:
 
     async def run_agent(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
         """Run the sub-agent for the Task call bound in `ctx`; its final text."""
+        run = self._prepare(request, ctx, background=False)
+        return await run(request.prompt)
+
+    def start_background(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
+        """Start the sub-agent as a task of the session: async-safe tools only, headless; its task id.
+
+        No one watches a background agent, so its permission asks are denied (only what the rules allow
+        runs), its tool calls are not shown in the chat, and its model requests count in no turn's usage.
+        """
+        board = self.parent.background_agents
+        inbox: list[BackgroundAgent] = []  # filled once the agent exists: its turns read its messages
+
+        async def deliver(uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+            messages = inbox[0].take_messages() if inbox else []
+            return [{"type": "text", "text": m} for m in messages]
+
+        # the agent outlives the Task call and its turn: a cancelled turn must not stop it
+        detached = replace(ctx, abort=asyncio.Event())
+        run = self._prepare(request, detached, background=True, deliver=deliver)
+        agent = board.start(request.description, request.prompt, run)
+        inbox.append(agent)
+        return agent.id
+
+    def _prepare(
+        self,
+        request: SubAgentRequest,
+        ctx: ToolUseContext,
+        *,
+        background: bool,
+        deliver: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None,
+    ) -> Callable[[str], Awaitable[str]]:
+        """Set up the sub-agent's conversation; a function running one turn of it (its final text)."""
         agent = self.catalog.get(request.agent_type)
         if agent is None:
             raise ToolError(f"Agent type {request.agent_type!r} not found. Available agents: "
                             + ", ".join(self.catalog.agents))
-        toolset = agent_tools(self.tools, agent)
+        toolset = agent_tools(self.tools, agent, background=background)
         origin = AgentOrigin(ctx.tool_use_id, request.description)
         session = AgentSession(self.parent, f"{self.parent.id}/{ctx.tool_use_id}")
         pool = ToolPool(toolset.tools)
         progress: ProgressReporter = NullProgress()
-        if self.chat is not None:
+        if self.chat is not None and not background:
             progress = SubAgentProgress(self.chat, origin.tool_use_id)
         if toolset.unavailable and agent.source != "builtin":  # a built-in names tools some pools lack
             note = f"not available to the {agent.name} agent: {', '.join(toolset.unavailable)}"
             log.warning("%s", note)
             progress.tool_progress(origin.tool_use_id, note)
-        prompter: UserPrompter = HeadlessPrompter() if self.prompter is None else AgentPrompter(self.prompter, origin)
+        prompter: UserPrompter = HeadlessPrompter()
+        if self.prompter is not None and not background:
+            prompter = AgentPrompter(self.prompter, origin)
         options = replace(ctx.options, tool_names=toolset.names)
         board = MemoryTodoBoard()  # a sub-agent's list is its own scratchpad, not the session's
         catalog = SessionCatalog(session, pool)
@@ -188,26 +230,37 @@ class SubAgents:
                 modes=None,
                 file_state=self.parent.file_state,
                 permission_updates=self.parent.updates,
+                background_agents=None,
             )
 
         cwd = ctx.options.cwd
+        instructions = NestedInstructions(self.roots, cwd, pool.tools, session.instruction_files).reminders
+
+        async def reminders(uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+            blocks = await instructions(uses)
+            return blocks + (await deliver(uses) if deliver is not None else [])
+
         config = TurnConfig(
             model=self.models(self._model_settings(agent.model)),
             tools=pool.tools,
             system=agent_system_prompt(agent.prompt, cwd, self.roots, toolset.names, self.instructions),
             definitions=lambda: pool.definitions(session.loaded_tools),
             max_turns=self.max_turns,
-            usage=self.usage,
-            reminders=NestedInstructions(self.roots, cwd, pool.tools, session.instruction_files).reminders,
+            usage=None if background else self.usage,
+            reminders=reminders,
         )
-        result = await run_turn(session, request.prompt, config, _AgentListener(progress, origin.tool_use_id),
-                                make_context)
-        if result.stop_reason == "error":
-            raise ToolError(f"The agent stopped on an error: {result.text}")
-        if result.stop_reason in ("max_turns", "max_tokens"):
-            limit = "its model request limit" if result.stop_reason == "max_turns" else "the output token limit"
-            return f"{result.text}\n\n[The agent hit {limit} before it finished; this report may be incomplete.]"
-        return result.text
+        listener = _AgentListener(progress, origin.tool_use_id)
+
+        async def run(prompt: str) -> str:
+            result = await run_turn(session, prompt, config, listener, make_context)
+            if result.stop_reason == "error":
+                raise ToolError(f"The agent stopped on an error: {result.text}")
+            if result.stop_reason in ("max_turns", "max_tokens"):
+                limit = "its model request limit" if result.stop_reason == "max_turns" else "the output token limit"
+                return f"{result.text}\n\n[The agent hit {limit} before it finished; this report may be incomplete.]"
+            return result.text
+
+        return run
 
     def _model_settings(self, name: str | None) -> ModelSettings:
         """The parent's model settings, with the model an agent file names (short names resolved)."""
@@ -217,13 +270,17 @@ class SubAgents:
 
 
 def agent_pool_tools(catalog: AgentCatalog, context: PermissionContext, *, simple: bool) -> tuple[Tool[Any], ...]:
-    """The Task tool for a session's pool (none in simple mode, or when a deny rule forbids it)."""
+    """Task and the background-task tools for a session's pool (none in simple mode; deny rules remove each)."""
     if simple:
         return ()
-    from handrail.tools.builtin.task import task_tool  # the built-in tools load with the first turn
+    # the built-in tools (and the Bash analyser) load with the first turn, not at server start
+    from handrail.tools.builtin.send_message import SEND_MESSAGE
+    from handrail.tools.builtin.task import task_tool
+    from handrail.tools.builtin.task_output import TASK_OUTPUT
+    from handrail.tools.builtin.task_stop import TASK_STOP
 
-    tool = task_tool(catalog.descriptions())
-    return () if denied_outright(tool, context) else (tool,)
+    tools = (task_tool(catalog.descriptions()), TASK_OUTPUT, TASK_STOP, SEND_MESSAGE)
+    return tuple(tool for tool in tools if not denied_outright(tool, context))
 
 
 class AgentCatalogSource:

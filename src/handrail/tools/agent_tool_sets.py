@@ -22,6 +22,9 @@ from handrail.tools.protocol import Tool
 TASK_TOOL_NAME = "Task"
 TASK_TOOL_ALIASES = ("Agent",)
 
+TASK_CONTROL_TOOLS: frozenset[str] = frozenset({"TaskOutput", "TaskStop", "SendMessage"})
+"""Tools that read, stop and message background work (agents and shells) the session started."""
+
 ALL_AGENT_DISALLOWED_TOOLS: frozenset[str] = frozenset(
     {
         TASK_TOOL_NAME,
@@ -29,8 +32,7 @@ ALL_AGENT_DISALLOWED_TOOLS: frozenset[str] = frozenset(
         "AskUserQuestion",
         "EnterPlanMode",
         "ExitPlanMode",
-        "TaskStop",
-        "TaskOutput",
+        *TASK_CONTROL_TOOLS,
     }
 )
 """Never given to any sub-agent: no nested agents, no questions to the user, no mode changes, no task control."""
@@ -53,8 +55,11 @@ ASYNC_AGENT_ALLOWED_TOOLS: frozenset[str] = frozenset(
 )
 """All a background sub-agent may use: tools that need no live conversation with the user."""
 
-COORDINATOR_ONLY_TOOLS: frozenset[str] = frozenset({TASK_TOOL_NAME, *TASK_TOOL_ALIASES, "TaskStop", "TaskOutput"})
+COORDINATOR_ONLY_TOOLS: frozenset[str] = frozenset({TASK_TOOL_NAME, *TASK_TOOL_ALIASES, *TASK_CONTROL_TOOLS})
 """Tools for directing agents: only the top-level (coordinating) agent has them."""
+
+BACKGROUND_AGENT_TOOLS: frozenset[str] = ASYNC_AGENT_ALLOWED_TOOLS - ALL_AGENT_DISALLOWED_TOOLS
+"""What a background agent may be given: async-safe, and nothing any sub-agent is refused."""
 
 EXPLORE_TOOLS: tuple[str, ...] = ("Bash", "Glob", "Grep", "Read", "WebFetch")
 """The read-only explorer's tools (Bash limited to read-only commands)."""
@@ -81,7 +86,7 @@ def agent_tools(available: Sequence[Tool[Any]], agent: AgentDefinition, *, backg
     """The tools `agent` gets from the parent's `available` tools, in pool order."""
     tools = [t for t in available if not _named(t, ALL_AGENT_DISALLOWED_TOOLS)]
     if background:
-        tools = [t for t in tools if _named(t, ASYNC_AGENT_ALLOWED_TOOLS)]
+        tools = [t for t in tools if _named(t, BACKGROUND_AGENT_TOOLS)]
     unavailable: list[str] = []
     if agent.tools is not None:
         wanted = frozenset(agent.tools)

@@ -15,6 +15,7 @@ import contextlib
 import re
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -143,6 +144,7 @@ class BackgroundShells:
     def __init__(self) -> None:
         self._shells: dict[str, BackgroundShell] = {}
         self._count = 0
+        self.listeners: list[Callable[[], None]] = []  # told when a shell starts or ends
 
     async def start(self, command: str, cwd: Path, script: str | None = None) -> BackgroundShell:
         """Start `command` (run as `script` when given) in `cwd`; raises OSError when bash cannot start."""
@@ -150,7 +152,13 @@ class BackgroundShells:
         self._count += 1
         shell = BackgroundShell(f"shell_{self._count}", command, transport, protocol)
         self._shells[shell.id] = shell
+        self._changed()
+        shell.finished.add_done_callback(lambda _: self._changed())
         return shell
+
+    def _changed(self) -> None:
+        for listener in tuple(self.listeners):
+            listener()
 
     def get(self, shell_id: str) -> BackgroundShell | None:
         """The shell with this id, if this session started it."""

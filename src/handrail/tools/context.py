@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from handrail.permissions.context import PermissionContext
+from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.editor_diagnostics import EditorDiagnostics, NoDiagnostics
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
@@ -182,6 +183,10 @@ class SubAgentRunner(Protocol):
         """Run a sub-agent for the call bound in `ctx` to its end; its final text (ToolError on failure)."""
         ...
 
+    def start_background(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
+        """Start a sub-agent in the background (owned by the session, headless); its task id."""
+        ...
+
 
 @dataclass(frozen=True)
 class ToolOptions:
@@ -220,6 +225,7 @@ class ToolUseContext:
     modes: ModeControl | None = None
     small_model: SmallModel | None = None
     diagnostics: EditorDiagnostics = field(default_factory=NoDiagnostics)
+    background_agents: BackgroundAgents | None = None  # the session's, for TaskOutput, TaskStop, SendMessage
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

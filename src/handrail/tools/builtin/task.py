@@ -21,6 +21,10 @@ class TaskInput(ToolInput):
         default=None,
         description=f"The type of specialized agent to use for this task (default: {DEFAULT_AGENT_TYPE})",
     )
+    run_in_background: bool = Field(
+        default=False,
+        description="Set to true to run this agent in the background. Use TaskOutput to read its report later.",
+    )
 
 
 def task_prompt(agent_types: Mapping[str, str]) -> str:
@@ -41,7 +45,11 @@ Usage notes:
 - The agent's final message is returned to you; the user does not see it. Summarise what matters for the user.
 - Each agent starts with no memory of this conversation: its prompt must be self-contained, say exactly what to do
   and what to report back, and whether it should change code or only research.
-- Agents never ask you follow-up questions; trust what they report, but verify changes that matter."""
+- Agents never ask you follow-up questions; trust what they report, but verify changes that matter.
+- With `run_in_background: true` the call returns an agent ID at once and the agent works on while you do.
+  Read its report with TaskOutput (block: true waits for it), send it a follow-up with SendMessage, and stop it
+  with TaskStop. A background agent cannot ask the user anything: tool calls the permission rules do not allow
+  are denied to it, and it only has tools that are safe to run unattended."""
 
 
 async def _validate(value: TaskInput, ctx: ToolUseContext) -> ValidationResult:
@@ -64,6 +72,13 @@ async def _call(value: TaskInput, ctx: ToolUseContext) -> ToolResult:
     if ctx.agents is None:
         raise ToolError("Sub-agents cannot be started here.")
     request = SubAgentRequest(value.description, value.prompt, value.subagent_type or DEFAULT_AGENT_TYPE)
+    if value.run_in_background:
+        task_id = ctx.agents.start_background(request, ctx)
+        return ToolResult(
+            f"Started agent {task_id} in the background ({value.description}). It works on while you continue; "
+            f"read its report with TaskOutput (task_id: {task_id!r}), message it with SendMessage, stop it with "
+            "TaskStop."
+        )
     text = await ctx.agents.run_agent(request, ctx)
     return ToolResult(text or "(The agent finished without a report.)")
 
