@@ -120,3 +120,26 @@ async def test_a_workspace_settings_file_cannot_turn_auto_mode_on(
     )
     assert described["mode"] == "default"
     assert {"setting": "defaultMode", "source": "local", "reason": AUTO_FROM_WORKSPACE_REASON} in described["inactive"]
+
+
+async def test_a_subagents_call_is_judged_by_the_users_prompt(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    _user_settings(workspace, {"defaultMode": "auto"})
+    seen: list[str] = []
+
+    def classifier(request: dict[str, Any]) -> Reply:
+        seen.append(request["messages"][0]["content"])
+        return Reply.of(Text('{"decision": "ask", "reason": "not sure the user wants this"}'))
+
+    task = ToolUse("Task", {"description": "tidy", "prompt": "The user wants made.txt: make it"})
+    # one request at a time: main, sub-agent, classifier, sub-agent, main
+    model.add(
+        Reply.of(task), Reply.of(ToolUse("Bash", MAKE)), classifier, Reply.of(Text("asked")), Reply.of(Text("ok"))
+    )
+    editor.answers.append("Deny")
+    await editor.ask("tidy up the notes")
+    (prompt,) = seen
+    assert "<user_intent>\ntidy up the notes\n</user_intent>" in prompt and "made.txt: make it" in prompt
+    assert len(editor.prompts) == 1 and "not sure the user wants this" in editor.prompts[0].message
+    assert not (workspace / "made.txt").exists()

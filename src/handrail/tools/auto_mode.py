@@ -126,14 +126,19 @@ def user_intent(messages: Sequence[Mapping[str, Any]]) -> str:
     return ""
 
 
-def classifier_prompt(tool_name: str, tool_input: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]) -> str:
-    """The classifier's request: the user's intent, the last few messages and the call, each bounded."""
+def classifier_prompt(
+    tool_name: str, tool_input: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], intent: str | None = None
+) -> str:
+    """The classifier's request: the user's intent, the last few messages and the call, each bounded.
+
+    `intent` is the user's prompt when `messages` do not begin with it (a sub-agent's conversation).
+    """
     recent = "\n\n".join(
         f"{m.get('role', '?')}: {_clip(_message_text(m), MESSAGE_CHARS)}" for m in messages[-RECENT_MESSAGES:]
     )
     call = _clip(json.dumps(dict(tool_input), ensure_ascii=False, default=str), INPUT_CHARS)
     return (
-        f"<user_intent>\n{_clip(user_intent(messages), INTENT_CHARS)}\n</user_intent>\n\n"
+        f"<user_intent>\n{_clip(user_intent(messages) if intent is None else intent, INTENT_CHARS)}\n</user_intent>\n\n"
         f"<conversation>\n{recent}\n</conversation>\n\n"
         f"<tool_call>\ntool: {tool_name}\ninput: {call}\n</tool_call>\n\n"
         "May this call run without asking the user? Reply with the JSON object only."
@@ -145,10 +150,12 @@ async def judge(
     tool_name: str,
     tool_input: Mapping[str, Any],
     messages: Sequence[Mapping[str, Any]],
+    *,
+    intent: str | None = None,
     time_limit: float = TIME_LIMIT_SECONDS,
 ) -> ClassifierVerdict:
     """The classifier's verdict on one call; never raises (any failure is an ask)."""
-    prompt = classifier_prompt(tool_name, tool_input, messages)
+    prompt = classifier_prompt(tool_name, tool_input, messages, intent)
     try:
         async with asyncio.timeout(time_limit):
             text = await model.complete(system=SYSTEM, prompt=prompt)

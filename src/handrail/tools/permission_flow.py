@@ -154,7 +154,7 @@ async def _classify(
 ) -> tuple[PermissionDecision, bool]:
     """Auto mode: let the classifier settle a plain ask; its allow is audited here, its ask goes to the user."""
     tool_input = value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    verdict = await auto_mode.judge(model, tool.name, tool_input, ctx.messages)
+    verdict = await auto_mode.judge(model, tool.name, tool_input, ctx.messages, intent=ctx.user_prompt)
     if verdict.decision == "allow":
         judged = replace(decision, behavior="allow", reason=DecisionReason("classifier", verdict.reason))
         _audit(ctx, tool, value, judged, outcome="allow", answered_by="classifier")
