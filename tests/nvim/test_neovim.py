@@ -325,7 +325,7 @@ def test_plugin_mode_plan_refuses_a_write(workspace: Path, model: FakeModel, tmp
     with run.explained():
         assert run.ok
         r = run.result
-        assert r["completion"] == ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+        assert r["completion"] == ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
         assert r["completion_p"] == ["plan"]
         # before any ask the server creates the session the plugin named, and the mode is that session's
         assert r["before"]["scope"] == "session" and r["before"]["mode"] == "default"
@@ -347,7 +347,7 @@ def test_plugin_mode_plan_refuses_a_write(workspace: Path, model: FakeModel, tmp
         assert "mode sideways refused: handrail.setMode:" in r["messages"]
         # no argument: chosen from the five modes with vim.ui.select
         (choose,) = [s for s in r["selects"] if s["prompt"] == "handrail permission mode"]
-        assert choose["labels"] == ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+        assert choose["labels"] == ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
         assert r["chosen"] == {"mode": "acceptEdits", "scope": "session", "sessionId": session}
 
 

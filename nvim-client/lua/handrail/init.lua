@@ -47,7 +47,7 @@ local state = {
   trust_sent = {}, ---@type table<integer, boolean> the trust each client was last told
 }
 
-M.MODES = { 'default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk' }
+M.MODES = { 'default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk', 'auto' }
 
 local function notify(msg, level)
   vim.notify('handrail: ' .. msg, level or vim.log.levels.INFO)

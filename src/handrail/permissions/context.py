@@ -12,11 +12,12 @@ from handrail.permissions.file_rules import FileRules
 from handrail.permissions.paths import Roots
 from handrail.permissions.rules import PermissionRule, rule_covers_tool
 from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
-from handrail.permissions.sources import LoadedSettings, LoadedSource
+from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, LoadedSource
 from handrail.permissions.trust import Approvals, file_trust, inactive_reason
 
 RuleBehavior = Literal["allow", "deny", "ask"]
 BYPASS_DISABLED_REASON = "inactive: bypassPermissions mode is disabled by policy"
+AUTO_FROM_WORKSPACE_REASON = "inactive: only user settings, policy or the cli may turn auto mode on"
 
 
 def freeze_json(value: Any) -> Any:
@@ -184,6 +185,26 @@ def _directories(source: LoadedSource) -> tuple[Path, ...]:
     return tuple(out)
 
 
+def _without_workspace_auto(
+    sources: Sequence[LoadedSource],
+) -> tuple[tuple[LoadedSource, ...], tuple[InactiveSetting, ...]]:
+    """The sources with a project or local `defaultMode: auto` dropped, and what was dropped.
+
+    A file that comes with the code must not hand the user's approvals to a model.
+    """
+    kept: list[LoadedSource] = []
+    off: list[InactiveSetting] = []
+    for source in sources:
+        permissions = source.settings.permissions
+        if source.source in WORKSPACE_SOURCES and permissions.default_mode == "auto":
+            off.append(InactiveSetting(source.source, "defaultMode", AUTO_FROM_WORKSPACE_REASON, source.path))
+            cleared = permissions.model_copy(update={"default_mode": None})
+            kept.append(replace(source, settings=source.settings.model_copy(update={"permissions": cleared})))
+        else:
+            kept.append(source)
+    return tuple(kept), tuple(off)
+
+
 def build_context(
     loaded: LoadedSettings,
     approvals: Approvals,
@@ -198,7 +219,9 @@ def build_context(
     `handrail.permissions.trust` believes it; what does not apply is listed in
     `inactive_rules` / `inactive_settings` with a reason. Single-valued settings are
     taken from the highest source that sets them (policy > cli > local > project >
-    user > session). `disableBypassPermissionsMode` is honoured from any source.
+    user > session). `disableBypassPermissionsMode` is honoured from any source. A
+    project or local file's `defaultMode: auto` never applies (only the user, policy or
+    cli may let a classifier answer prompts).
     """
     rules: dict[RuleBehavior, list[PermissionRule]] = {"allow": [], "deny": [], "ask": []}
     inactive_rules: list[InactiveRule] = []
@@ -208,7 +231,9 @@ def build_context(
     modes: list[tuple[LoadedSource, PermissionMode]] = []
     bypass_disabled = any(s.settings.permissions.disable_bypass_permissions_mode == "disable" for s in loaded.sources)
 
-    for source in loaded.sources:
+    sources, auto_off = _without_workspace_auto(loaded.sources)
+    inactive_settings.extend(auto_off)
+    for source in sources:
         state = file_trust(source, approvals)
         reason = inactive_reason(source, state)
         permissions = source.settings.permissions

@@ -19,6 +19,7 @@ ReasonType = Literal[
     "safety_check",
     "working_dir",
     "hook",
+    "classifier",
     "other",
 ]
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, Valid
 
 from handrail.permissions.rules import RuleError, parse_rule
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 RULE_LISTS: tuple[Literal["allow", "deny", "ask"], ...] = ("allow", "deny", "ask")
 

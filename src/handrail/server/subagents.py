@@ -36,6 +36,7 @@ from handrail.server.system_prompt import agent_system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.tools.agent_definitions import AgentCatalog, load_agent_catalog
 from handrail.tools.agent_tool_sets import agent_tools
+from handrail.tools.auto_mode import user_intent
 from handrail.tools.background_agents import BackgroundAgent
 from handrail.tools.builtin_agents import BUILTIN_AGENTS
 from handrail.tools.context import (
@@ -231,6 +232,8 @@ class SubAgents:
                 file_state=self.parent.file_state,
                 permission_updates=self.parent.updates,
                 background_agents=None,
+                # auto mode's classifier judges by what the user asked, not by the model-written task
+                user_prompt=ctx.user_prompt if ctx.user_prompt is not None else user_intent(ctx.messages),
             )
 
         cwd = ctx.options.cwd

@@ -226,6 +226,8 @@ class ToolUseContext:
     small_model: SmallModel | None = None
     diagnostics: EditorDiagnostics = field(default_factory=NoDiagnostics)
     background_agents: BackgroundAgents | None = None  # the session's, for TaskOutput, TaskStop, SendMessage
+    # the user's prompt of the turn where `messages` do not start from it (a sub-agent's begin with its task)
+    user_prompt: str | None = None
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""

@@ -20,8 +20,10 @@ from handrail.permissions.decision import DecisionReason, PermissionDecision
 from handrail.permissions.hooks import HookOutcome, commands_for, run_hooks
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule, parse_rule
+from handrail.tools import auto_mode
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolUseContext
 from handrail.tools.protocol import Tool
+from handrail.tools.small_model import SmallModel
 
 # Ask reasons a hook's allow may settle: nothing but the pipeline's cautious default asked.
 _HOOK_SETTLES = frozenset({"default"})
@@ -147,6 +149,20 @@ async def _ask_until_settled(
                 await prompt
 
 
+async def _classify(
+    tool: Tool[Any], value: BaseModel, ctx: ToolUseContext, model: SmallModel, decision: PermissionDecision
+) -> tuple[PermissionDecision, bool]:
+    """Auto mode: let the classifier settle a plain ask; its allow is audited here, its ask goes to the user."""
+    tool_input = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    verdict = await auto_mode.judge(model, tool.name, tool_input, ctx.messages, intent=ctx.user_prompt)
+    if verdict.decision == "allow":
+        judged = replace(decision, behavior="allow", reason=DecisionReason("classifier", verdict.reason))
+        _audit(ctx, tool, value, judged, outcome="allow", answered_by="classifier")
+        return judged, True
+    message = f"{decision.reason.message} (auto mode: {verdict.reason})"
+    return replace(decision, reason=DecisionReason("classifier", message)), False
+
+
 def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
     content = tool.rule_content(value)
     if tool.name == "Bash" and content:
@@ -172,6 +188,10 @@ async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> A
     if decision.behavior == "allow":
         _audit(ctx, tool, value, decision, outcome="allow", answered_by="policy")
         return Authorization(True, value)
+    if ctx.small_model is not None and auto_mode.applies(decision, ctx.permission_context.mode):
+        decision, allowed = await _classify(tool, value, ctx, ctx.small_model, decision)
+        if allowed:
+            return Authorization(True, value)
     request = PermissionRequest(
         tool_name=tool.name,
         tool_use_id=ctx.tool_use_id,

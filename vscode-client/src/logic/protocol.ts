@@ -22,7 +22,7 @@ export const EXPERIMENTAL_CAPABILITIES = {
   handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true },
 } as const;
 
-export const MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
+export const MODES = ["default", "acceptEdits", "plan", "auto", "bypassPermissions"] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface Usage {

@@ -8,6 +8,7 @@ const MODE_LABELS: Record<string, string> = {
   plan: "Plan",
   bypassPermissions: "Bypass",
   dontAsk: "Don't ask",
+  auto: "Auto",
 };
 
 /** A compact token count: 950, 1.2k, 3.4M. */
