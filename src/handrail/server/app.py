@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from handrail import __version__
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
+from handrail.permissions.trust import Approvals
 from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
 from handrail.server.audit import AuditFile
@@ -33,6 +34,13 @@ from handrail.server.protocol import HandrailProtocol
 from handrail.server.session import Session, SessionCatalog, SessionStore
 from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
+from handrail.server.skill_host import (
+    ProblemReporter,
+    SessionSkills,
+    load_skills,
+    pending_skill_approvals,
+    skill_pool_tools,
+)
 from handrail.server.storage import session_storage
 from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
@@ -104,6 +112,7 @@ class HandrailServer(LanguageServer):
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
         self.agent_catalogs = AgentCatalogSource(self.warn)
+        self.skill_problems = ProblemReporter(self.warn, "skill")
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -120,11 +129,11 @@ class HandrailServer(LanguageServer):
         """Recompute a session's context from the workspace's, its rules and its mode."""
         mode = session.mode if session.mode is not None else self.default_mode
         try:
-            session.set_context(self.permission_state.context_for(session.rules, mode))
+            session.set_context(self.permission_state.context_for([*session.rules, *session.turn_rules], mode))
         except ValueError as exc:  # e.g. bypassPermissions disabled by policy since the mode was chosen
             self.warn(f"handrail: mode {mode} is not available ({exc}); using the default mode")
             session.mode = None
-            session.set_context(self.permission_state.context_for(session.rules, None))
+            session.set_context(self.permission_state.context_for([*session.rules, *session.turn_rules], None))
 
     def in_background(self, coroutine: Any) -> None:
         """Run a coroutine without waiting for it, keeping a reference until it ends."""
@@ -302,6 +311,7 @@ def create_server() -> HandrailServer:
     @server.command(APPROVE_COMMAND)
     async def approve(ls: HandrailServer, *args: Any) -> dict[str, Any]:
         approved = await ls.permission_state.approve_project_files()
+        approved += await _approve_project_skills(ls)
         for session in ls.sessions.all():
             ls.update_session_context(session)
         return {"approved": approved}
@@ -331,6 +341,19 @@ def create_server() -> HandrailServer:
         return {"cancelled": True}
 
     return server
+
+
+def _approvals(ls: HandrailServer) -> Approvals:
+    current = ls.permission_state.current
+    return current.approvals if current is not None else Approvals()
+
+
+async def _approve_project_skills(ls: HandrailServer) -> int:
+    """Approve the current content of the trusted project skills whose allowed-tools wait for it."""
+    skills = await load_skills(ls.workspace_roots(), _approvals(ls), ls.skill_problems)
+    pending = pending_skill_approvals(skills, _approvals(ls))
+    await ls.permission_state.approve_digests([(skill.path, skill.digest) for skill in pending])
+    return len(pending)
 
 
 APPROVE = "Approve"
@@ -403,18 +426,21 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     await _offer_project_approval(ls)
     await ls.mcp.sync(reload=False)
     await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
+    session.turn_rules.clear()  # what skills granted held for the previous turn only
     ls.update_session_context(session)
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
     simple = simple_mode(setting=settings.simple_tools)
     agents_catalog = await ls.agent_catalogs.load(roots)
+    skills = await load_skills(roots, _approvals(ls), ls.skill_problems)
     pool = assemble_tool_pool(
         session.permission_context,
         ls.mcp.tools(),
         simple=simple,
         extra_builtins=(
             *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+            *skill_pool_tools(skills, session.permission_context, simple=simple),
             *ls.mcp.resource_tools(),
         ),
     )
@@ -465,12 +491,13 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             shell=current.shell,
             agents=agents,
             todos=todos,
+            skills=SessionSkills(session, skills, lambda: _approvals(ls), ls.update_session_context),
         )
 
     config = TurnConfig(
         model=ls.model_client(settings.model),
         tools=pool.tools,
-        system=system_prompt(roots[0], roots, sent_names, deferred, instructions),
+        system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions()),
         definitions=lambda: pool.definitions(session.loaded_tools),
         max_turns=settings.max_turns,
         usage=usage,

@@ -31,6 +31,7 @@ class Session:
     turn: asyncio.Task[Any] | None = None
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
+    turn_rules: list[PermissionRule] = field(default_factory=list)  # granted by skills until the turn ends
     mode: PermissionMode | None = None
     shell: ShellSession = field(default_factory=ShellSession)
     updates: PermissionUpdates = field(init=False)

@@ -12,6 +12,7 @@ from handrail.permissions.context import PermissionContext
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
 from handrail.tools.shell_session import ShellSession
+from handrail.tools.skills import SkillHost
 from handrail.tools.todos import TodoBoard
 
 
@@ -210,6 +211,7 @@ class ToolUseContext:
     shell: ShellSession | None = None  # the session's Bash working directory and background shells
     agents: SubAgentRunner | None = None
     todos: TodoBoard | None = None
+    skills: SkillHost | None = None
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""
