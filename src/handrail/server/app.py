@@ -46,6 +46,7 @@ from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_
 from handrail.server.system_prompt import system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
+from handrail.server.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
@@ -498,7 +499,10 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         model=ls.model_client(settings.model),
         tools=pool.tools,
         system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions()),
-        definitions=lambda: pool.definitions(session.loaded_tools),
+        definitions=lambda: [
+            *pool.definitions(session.loaded_tools),
+            *server_tools(settings.web_search, settings.model.model, session.permission_context),
+        ],
         max_turns=settings.max_turns,
         usage=usage,
         reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,

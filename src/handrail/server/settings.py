@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from handrail.server.model_client import DEFAULT_MODEL, ModelSettings
+from handrail.server.web_search import WebSearchSetting, parse_web_search_setting
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class AgentSettings:
     model: ModelSettings
     max_turns: int = 50
     simple_tools: bool | None = None
+    web_search: WebSearchSetting = "auto"
 
 
 def _pick(sources: list[Mapping[str, Any]], key: str) -> Any:
@@ -60,4 +62,5 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         model=model,
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,
+        web_search=parse_web_search_setting(_pick(sources[:2], "webSearch")),
     )
