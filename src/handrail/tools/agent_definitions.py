@@ -22,8 +22,9 @@ from handrail.tools.definition_files import (
     DefinitionProblem,
     front_list,
     front_string,
+    load_definition_files,
+    load_layers,
     parse_definition,
-    read_definition,
     user_config_dir,
 )
 from handrail.tools.front_matter import Document, FrontValue
@@ -85,21 +86,10 @@ def _agent_from(document: Document, *, source: AgentSource, path: Path | None) -
 
 def load_agent_dir(directory: Path, source: AgentSource) -> tuple[list[AgentDefinition], list[AgentFileProblem]]:
     """Every `*.md` agent in `directory` (sorted by file name), and the files that failed. Blocking I/O."""
-    try:
-        files = sorted(p for p in directory.iterdir() if p.suffix == ".md" and p.is_file())
-    except FileNotFoundError:
-        return [], []
-    except OSError as exc:
-        return [], [AgentFileProblem(directory, f"could not list the folder: {exc}")]
-    found: list[AgentDefinition] = []
-    problems: list[AgentFileProblem] = []
-    for path in files:
-        try:
-            document, _ = read_definition(path, MAX_AGENT_FILE_BYTES)
-            found.append(_agent_from(document, source=source, path=path))
-        except (OSError, DefinitionFileError) as exc:
-            problems.append(AgentFileProblem(path, str(exc)))
-    return found, problems
+    return load_definition_files(
+        directory, "*.md", lambda document, _, path: _agent_from(document, source=source, path=path),
+        MAX_AGENT_FILE_BYTES,
+    )
 
 
 def user_agents_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -135,13 +125,7 @@ def load_agent_catalog(
     builtins: Sequence[AgentDefinition], roots: Sequence[Path], env: Mapping[str, str] | None = None
 ) -> AgentCatalog:
     """Built-ins, then user agents, then each root's project agents; later ones win a name. Blocking I/O."""
-    agents: dict[str, AgentDefinition] = {agent.name: agent for agent in builtins}
-    problems: list[AgentFileProblem] = []
     layers: list[tuple[Path, AgentSource]] = [(user_agents_dir(env), "user")]
     layers += [(project_agents_dir(root), "project") for root in reversed(roots)]  # the first root wins
-    for directory, source in layers:
-        found, failed = load_agent_dir(directory, source)
-        problems.extend(failed)
-        for agent in found:
-            agents[agent.name] = agent
-    return AgentCatalog(agents, tuple(problems))
+    agents, problems = load_layers(layers, load_agent_dir, lambda agent: agent.name, {a.name: a for a in builtins})
+    return AgentCatalog(agents, problems)

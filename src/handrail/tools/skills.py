@@ -20,10 +20,11 @@ from typing import Literal, Protocol
 from handrail.tools.definition_files import (
     DefinitionFileError,
     DefinitionProblem,
+    decode_definition,
     front_list,
     front_string,
-    parse_definition,
-    read_definition,
+    load_definition_files,
+    load_layers,
     user_config_dir,
 )
 from handrail.tools.front_matter import Document
@@ -81,11 +82,7 @@ class SkillHost(Protocol):
 
 def parse_skill(raw: bytes, *, source: SkillSource, path: Path) -> SkillDefinition:
     """Parse one SKILL.md; raises DefinitionFileError."""
-    try:
-        document = parse_definition(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DefinitionFileError(f"the file is not UTF-8 text: {exc}") from exc
-    return _skill_from(document, raw, source=source, path=path)
+    return _skill_from(decode_definition(raw), raw, source=source, path=path)
 
 
 def _skill_from(document: Document, raw: bytes, *, source: SkillSource, path: Path) -> SkillDefinition:
@@ -110,21 +107,9 @@ def _skill_from(document: Document, raw: bytes, *, source: SkillSource, path: Pa
 
 def load_skill_dir(directory: Path, source: SkillSource) -> tuple[list[SkillDefinition], list[DefinitionProblem]]:
     """Every `<name>/SKILL.md` in `directory` (sorted by folder), and the files that failed. Blocking I/O."""
-    try:
-        files = sorted(p / SKILL_FILE for p in directory.iterdir() if (p / SKILL_FILE).is_file())
-    except FileNotFoundError:
-        return [], []
-    except OSError as exc:
-        return [], [DefinitionProblem(directory, f"could not list the folder: {exc}")]
-    found: list[SkillDefinition] = []
-    problems: list[DefinitionProblem] = []
-    for path in files:
-        try:
-            document, raw = read_definition(path)
-            found.append(_skill_from(document, raw, source=source, path=path))
-        except (OSError, DefinitionFileError) as exc:
-            problems.append(DefinitionProblem(path, str(exc)))
-    return found, problems
+    return load_definition_files(
+        directory, f"*/{SKILL_FILE}", lambda document, raw, path: _skill_from(document, raw, source=source, path=path)
+    )
 
 
 def user_skills_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -139,16 +124,10 @@ def project_skills_dir(root: Path) -> Path:
 
 def load_skill_catalog(trusted_roots: Sequence[Path], env: Mapping[str, str] | None = None) -> SkillCatalog:
     """User skills, then each trusted root's project skills (the first root wins a name). Blocking I/O."""
-    skills: dict[str, SkillDefinition] = {}
-    problems: list[DefinitionProblem] = []
     layers: list[tuple[Path, SkillSource]] = [(user_skills_dir(env), "user")]
     layers += [(project_skills_dir(root), "project") for root in reversed(trusted_roots)]
-    for directory, source in layers:
-        found, failed = load_skill_dir(directory, source)
-        problems.extend(failed)
-        for skill in found:
-            skills[skill.name] = skill
-    return SkillCatalog(skills, tuple(problems))
+    skills, problems = load_layers(layers, load_skill_dir, lambda skill: skill.name)
+    return SkillCatalog(skills, problems)
 
 
 def skill_content(skill: SkillDefinition) -> str:
