@@ -420,6 +420,9 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         return await _run_ask(ls, session, params, roots)
     finally:
         session.starting = False
+        if session.turn_rules:  # what skills granted ends with the turn (background work must not keep it)
+            session.turn_rules.clear()
+            ls.update_session_context(session)
 
 
 async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
@@ -427,7 +430,6 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     await _offer_project_approval(ls)
     await ls.mcp.sync(reload=False)
     await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
-    session.turn_rules.clear()  # what skills granted held for the previous turn only
     ls.update_session_context(session)
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")

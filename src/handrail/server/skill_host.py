@@ -8,7 +8,7 @@ User skills are the user's own and need neither.
 
 "Active" means: from the Skill call to the end of the user turn (the
 `handrail.ask`) the skill's rules are session allow rules kept in
-`Session.turn_rules`; the next turn starts without them. They are ordinary allow
+`Session.turn_rules`, dropped when the turn ends. They are ordinary allow
 rules, so deny and ask rules, safety checks and hooks still come first.
 """
 
