@@ -10,10 +10,12 @@ from handrail.fake_model.script import (
     Malformed,
     Reply,
     Script,
+    ServerToolUse,
     Step,
     StreamError,
     Text,
     ToolUse,
+    WebSearchResult,
 )
 from handrail.fake_model.server import EXHAUSTED_MESSAGE, FakeModel, validate_request
 from handrail.fake_model.sse import cut_index, encode_event, message_json, reply_events
@@ -30,10 +32,12 @@ __all__ = [
     "Malformed",
     "Reply",
     "Script",
+    "ServerToolUse",
     "Step",
     "StreamError",
     "Text",
     "ToolUse",
+    "WebSearchResult",
     "cut_index",
     "encode_event",
     "first_user_text",

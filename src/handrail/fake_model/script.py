@@ -34,7 +34,38 @@ class ToolUse:
     id: str = field(default_factory=new_tool_use_id)
 
 
-Block: TypeAlias = Text | ToolUse
+def new_server_tool_use_id() -> str:
+    """Return a fresh id shaped like the real API's server tool ids (`srvtoolu_...`)."""
+    return "srvtoolu_" + secrets.token_hex(12)
+
+
+@dataclass(frozen=True)
+class ServerToolUse:
+    """A server_tool_use block (the API ran the tool itself, e.g. web_search); its input streams as JSON."""
+
+    name: str
+    input: dict[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=new_server_tool_use_id)
+
+
+@dataclass(frozen=True)
+class WebSearchResult:
+    """A web_search_tool_result block answering a ServerToolUse; `results` are (url, title) pairs."""
+
+    tool_use_id: str
+    results: Sequence[tuple[str, str]] = ()
+
+    def content_block(self) -> dict[str, Any]:
+        """The block as the API sends it (whole, in content_block_start)."""
+        content = [
+            {"type": "web_search_result", "url": url, "title": title, "encrypted_content": "enc-" + title,
+             "page_age": None}
+            for url, title in self.results
+        ]
+        return {"type": "web_search_tool_result", "tool_use_id": self.tool_use_id, "content": content}
+
+
+Block: TypeAlias = Text | ToolUse | ServerToolUse | WebSearchResult
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ def validate_request(body: object) -> str | None:
 
     Checks only what catches agent bugs: a non-empty `messages`, and that every
     assistant tool_use is answered by exactly one tool_result at the start of
-    the next user message (and no tool_result answers nothing).
+    the next user message (and no tool_result answers nothing); a server_tool_use is
+    answered by a result block in its own message.
     """
     if not isinstance(body, dict):
         return "request body must be a JSON object"
@@ -60,6 +61,12 @@ def validate_request(body: object) -> str | None:
     for i, message in enumerate(messages):
         if message["role"] != "assistant":
             continue
+        unanswered = _unanswered_server_tools(message)
+        if unanswered:
+            return (
+                f"messages.{i}: `server_tool_use` ids were found without corresponding result blocks in the same "
+                f"message: {', '.join(map(str, unanswered))}"
+            )
         tool_use_ids = [b.get("id") for b in _blocks(message) if b.get("type") == "tool_use"]
         if not tool_use_ids:
             continue
@@ -102,6 +109,13 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(content, list):
         return []
     return [b for b in content if isinstance(b, dict)]
+
+
+def _unanswered_server_tools(message: dict[str, Any]) -> list[object]:
+    """server_tool_use ids of an assistant message that no `*_tool_result` block of the same message answers."""
+    blocks = _blocks(message)
+    answered = {b.get("tool_use_id") for b in blocks if str(b.get("type", "")).endswith("_tool_result")}
+    return [b.get("id") for b in blocks if b.get("type") == "server_tool_use" and b.get("id") not in answered]
 
 
 def _leading_tool_result_ids(message: dict[str, Any]) -> list[object]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from itertools import cycle
 from typing import Any
 
-from handrail.fake_model.script import Reply, Text, ToolUse
+from handrail.fake_model.script import Block, Reply, ServerToolUse, Text, ToolUse, WebSearchResult
 
 Event = dict[str, Any]
 
@@ -78,6 +78,10 @@ def message_json(reply: Reply, model: str, message_id: str | None = None) -> dic
     for block in reply.blocks:
         if isinstance(block, Text):
             content.append({"type": "text", "text": block.text})
+        elif isinstance(block, ServerToolUse):
+            content.append({"type": "server_tool_use", "id": block.id, "name": block.name, "input": block.input})
+        elif isinstance(block, WebSearchResult):
+            content.append(block.content_block())
         else:
             content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": _tool_input_value(block)})
     return {
@@ -92,8 +96,21 @@ def message_json(reply: Reply, model: str, message_id: str | None = None) -> dic
     }
 
 
-def _block_events(index: int, block: Text | ToolUse) -> Iterator[Event]:
-    if isinstance(block, Text):
+def _block_events(index: int, block: Block) -> Iterator[Event]:
+    if isinstance(block, WebSearchResult):  # the API sends a server tool's result whole, without deltas
+        yield {"type": "content_block_start", "index": index, "content_block": block.content_block()}
+    elif isinstance(block, ServerToolUse):
+        yield {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "server_tool_use", "id": block.id, "name": block.name, "input": {}},
+        }
+        yield {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.input) if block.input else ""},
+        }
+    elif isinstance(block, Text):
         yield {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
         for piece in split_chunks(block.text, _TEXT_CHUNKS):
             yield {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}}

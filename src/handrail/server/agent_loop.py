@@ -237,6 +237,8 @@ async def run_turn(
             _record_results(session, attempt.executor.outcomes())
             raise
         blocks = [o.block for o in outcomes] + _unanswered(response.content, outcomes)
+        if not blocks and response.stop_reason == "pause_turn":
+            continue  # a long server-side tool turn (web search) paused: send the message back to let it go on
         if not blocks:
             return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
         _record_results(session, outcomes)

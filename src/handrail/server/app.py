@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from handrail import __version__
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
+from handrail.permissions.trust import Approvals
 from handrail.permissions.workspace import WorkspacePermissions
 from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
 from handrail.server.ask_user import LspQuestions
@@ -40,12 +41,20 @@ from handrail.server.session import Session, SessionCatalog, SessionStore
 from handrail.server.session_modes import SessionModes, set_session_mode
 from handrail.server.session_todos import SessionTodos
 from handrail.server.settings import AgentSettings, load_settings
+from handrail.server.skill_host import (
+    ProblemReporter,
+    SessionSkills,
+    load_skills,
+    pending_skill_approvals,
+    skill_pool_tools,
+)
 from handrail.server.small_model import ClientSmallModel
 from handrail.server.storage import session_storage
 from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
+from handrail.server.web_search import server_tools
 from handrail.state import state_dir
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.mcp.config import MCP_JSON
@@ -122,6 +131,7 @@ class HandrailServer(LanguageServer):
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
         if not self.protocol.answer_unreadable(error):
             super().report_server_error(error, source)
+        self.skill_problems = ProblemReporter(self.warn, "skill")
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
@@ -138,11 +148,11 @@ class HandrailServer(LanguageServer):
         """Recompute a session's context from the workspace's, its rules and its mode."""
         mode = session.mode if session.mode is not None else self.default_mode
         try:
-            session.set_context(self.permission_state.context_for(session.rules, mode))
+            session.set_context(self.permission_state.context_for([*session.rules, *session.turn_rules], mode))
         except ValueError as exc:  # e.g. bypassPermissions disabled by policy since the mode was chosen
             self.warn(f"handrail: mode {mode} is not available ({exc}); using the default mode")
             session.mode = None
-            session.set_context(self.permission_state.context_for(session.rules, None))
+            session.set_context(self.permission_state.context_for([*session.rules, *session.turn_rules], None))
 
     def in_background(self, coroutine: Any) -> None:
         """Run a coroutine without waiting for it, keeping a reference until it ends."""
@@ -338,6 +348,7 @@ def create_server() -> HandrailServer:
     @server.command(APPROVE_COMMAND)
     async def approve(ls: HandrailServer, *args: Any) -> dict[str, Any]:
         approved = await ls.permission_state.approve_project_files()
+        approved += await _approve_project_skills(ls)
         for session in ls.sessions.all():
             ls.update_session_context(session)
         return {"approved": approved}
@@ -375,6 +386,19 @@ def create_server() -> HandrailServer:
         return {"cancelled": True}
 
     return server
+
+
+def _approvals(ls: HandrailServer) -> Approvals:
+    current = ls.permission_state.current
+    return current.approvals if current is not None else Approvals()
+
+
+async def _approve_project_skills(ls: HandrailServer) -> int:
+    """Approve the current content of the trusted project skills whose allowed-tools wait for it."""
+    skills = await load_skills(ls.workspace_roots(), _approvals(ls), ls.skill_problems)
+    pending = pending_skill_approvals(skills, _approvals(ls))
+    await ls.permission_state.approve_digests([(skill.path, skill.digest) for skill in pending])
+    return len(pending)
 
 
 APPROVE = "Approve"
@@ -442,6 +466,9 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
         return await _run_ask(ls, session, params, roots)
     finally:
         session.starting = False
+        if session.turn_rules:  # what skills granted ends with the turn (background work must not keep it)
+            session.turn_rules.clear()
+            ls.update_session_context(session)
 
 
 async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
@@ -455,12 +482,14 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     chat = ChatChannel(ls, session.id, token)
     simple = simple_mode(setting=settings.simple_tools)
     agents_catalog = await ls.agent_catalogs.load(roots)
+    skills = await load_skills(roots, _approvals(ls), ls.skill_problems)
     pool = assemble_tool_pool(
         session.permission_context,
         ls.mcp.tools(),
         simple=simple,
         extra_builtins=(
             *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+            *skill_pool_tools(skills, session.permission_context, simple=simple),
             *ls.mcp.resource_tools(),
         ),
     )
@@ -520,13 +549,17 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             small_model=small_model,
             diagnostics=diagnostics,
             background_agents=current.background_agents,
+            skills=SessionSkills(session, skills, lambda: _approvals(ls), ls.update_session_context),
         )
 
     config = TurnConfig(
         model=ls.model_client(settings.model),
         tools=pool.tools,
-        system=system_prompt(roots[0], roots, sent_names, deferred, instructions),
-        definitions=lambda: pool.definitions(session.loaded_tools),
+        system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions()),
+        definitions=lambda: [
+            *pool.definitions(session.loaded_tools),
+            *server_tools(settings.web_search, settings.model.model, session.permission_context),
+        ],
         max_turns=settings.max_turns,
         on_history=lambda: ls.archive.save(session),
         usage=usage,

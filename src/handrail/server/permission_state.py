@@ -90,6 +90,17 @@ class PermissionState:
         await self._approve(current, pending)
         return len(pending)
 
+    async def approve_digests(self, files: Sequence[tuple[Path, str]]) -> None:
+        """Store the approval of these files' contents (path, sha256), e.g. project skills; then reload."""
+        if not files:
+            return
+        current = self.current or await self.refresh()
+        approvals = current.approvals
+        for path, digest in files:
+            approvals = approvals.with_approval(path, digest)
+        await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
+        await self.refresh()
+
     async def _approve(self, current: WorkspacePermissions, sources: Sequence[LoadedSource]) -> None:
         """Store the approval of these files' current contents, then reload."""
         approvals = current.approvals

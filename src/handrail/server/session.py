@@ -32,6 +32,7 @@ class Session:
     turn: asyncio.Task[Any] | None = None
     loaded_tools: list[str] = field(default_factory=list)
     rules: list[PermissionRule] = field(default_factory=list)
+    turn_rules: list[PermissionRule] = field(default_factory=list)  # granted by skills until the turn ends
     mode: PermissionMode | None = None
     # tokens the last model request and its answer took (from the API's usage): when to compact
     context_tokens: int = 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from handrail.server.model_client import DEFAULT_MODEL, ModelSettings
+from handrail.server.web_search import WebSearchSetting, parse_web_search_setting
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class AgentSettings:
     # tool-result files and transcripts older than this are removed at start-up
     retention_days: float = 30.0
     small_model: ModelSettings | None = None  # for WebFetch's answers; None: switched off
+    web_search: WebSearchSetting = "auto"
 
 
 DEFAULT_SMALL_MODEL = "claude-haiku-5-5"
@@ -80,4 +82,5 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,
         retention_days=_number(_pick(sources, "sessionRetentionDays"), 30.0),
+        web_search=parse_web_search_setting(_pick(sources[:2], "webSearch")),
     )

@@ -32,6 +32,7 @@ from handrail.server.chat import ChatChannel
 from handrail.server.model_client import DEFAULT_MODEL, ModelClient, ModelSettings
 from handrail.server.project_instructions import NestedInstructions
 from handrail.server.session import Session, SessionCatalog
+from handrail.server.skill_host import ProblemReporter
 from handrail.server.system_prompt import agent_system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.tools.agent_definitions import AgentCatalog, load_agent_catalog
@@ -290,14 +291,10 @@ class AgentCatalogSource:
     """Loads the agent types for each turn; reports each malformed agent file once."""
 
     def __init__(self, warn: Callable[[str], None]) -> None:
-        self._warn = warn
-        self._reported: set[str] = set()
+        self._reporter = ProblemReporter(warn, "agent file")
 
     async def load(self, roots: Sequence[Path]) -> AgentCatalog:
         """Built-in, user and project agents (project wins a name)."""
         catalog = await asyncio.to_thread(load_agent_catalog, BUILTIN_AGENTS, roots)
-        for problem in catalog.problems:
-            if str(problem) not in self._reported:
-                self._reported.add(str(problem))
-                self._warn(f"handrail: agent file skipped: {problem}")
+        self._reporter.report(catalog.problems)
         return catalog

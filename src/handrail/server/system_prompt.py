@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import platform
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
@@ -21,7 +21,13 @@ def _environment(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str]) ->
 
 
 def system_prompt(
-    cwd: Path, roots: Sequence[Path], tool_names: Sequence[str], deferred: Sequence[str] = (), instructions: str = ""
+    cwd: Path,
+    roots: Sequence[Path],
+    tool_names: Sequence[str],
+    deferred: Sequence[str] = (),
+    instructions: str = "",
+    *,
+    skills: Mapping[str, str] | None = None,
 ) -> str:
     """Tell the model where it is and how to work in the user's editor (and the project's instructions)."""
     return f"""You are handrail, a coding agent working inside the user's editor.
@@ -34,7 +40,7 @@ Working rules:
 - The user approves tool calls that change things. If a call is declined, do not retry it unchanged; ask or adapt.
 - Keep answers short and concrete. When you are done, say what you changed.
 
-{_environment(cwd, roots, tool_names)}{_deferred_section(deferred)}{instructions}"""
+{_environment(cwd, roots, tool_names)}{_deferred_section(deferred)}{_skills_section(skills)}{instructions}"""
 
 
 def agent_system_prompt(
@@ -51,3 +57,11 @@ def _deferred_section(names: Sequence[str]) -> str:
         "\nMore tools are available but not loaded yet; call ToolSearch (for example \"select:Name\") to load them "
         "before use:\n" + "\n".join(f"- {name}" for name in names) + "\n"
     )
+
+
+def _skills_section(skills: Mapping[str, str] | None) -> str:
+    """Names and descriptions only: a skill's instructions are loaded when the Skill tool invokes it."""
+    if not skills:
+        return ""
+    listing = "\n".join(f"- {name}: {description}" for name, description in skills.items())
+    return f"\nSkills (invoke one with the Skill tool when the task matches its description):\n{listing}\n"

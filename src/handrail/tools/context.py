@@ -16,6 +16,7 @@ from handrail.tools.filesystem import WorkspaceFileSystem
 from handrail.tools.modes import ModeControl
 from handrail.tools.questions import UserQuestions
 from handrail.tools.shell_session import ShellSession
+from handrail.tools.skills import SkillHost
 from handrail.tools.small_model import SmallModel
 from handrail.tools.todos import TodoBoard
 
@@ -228,6 +229,7 @@ class ToolUseContext:
     background_agents: BackgroundAgents | None = None  # the session's, for TaskOutput, TaskStop, SendMessage
     # the user's prompt of the turn where `messages` do not start from it (a sub-agent's begin with its task)
     user_prompt: str | None = None
+    skills: SkillHost | None = None
 
     def for_call(self, tool_use_id: str) -> ToolUseContext:
         """This context, bound to one tool call."""
