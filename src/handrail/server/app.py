@@ -126,12 +126,12 @@ class HandrailServer(LanguageServer):
         self.shutting_down = False
         self.agent_catalogs = AgentCatalogSource(self.warn)
         self.background_watch = BackgroundWatch(self)
+        self.skill_problems = ProblemReporter(self.warn, "skill")
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
         if not self.protocol.answer_unreadable(error):
             super().report_server_error(error, source)
-        self.skill_problems = ProblemReporter(self.warn, "skill")
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""
