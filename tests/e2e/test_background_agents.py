@@ -74,7 +74,7 @@ async def test_background_agent_polled_messaged_and_stopped(
     (child,) = requests_of(model, LONG_JOB)
     assert "Task" not in tool_names(child) and "TaskOutput" not in tool_names(child)
     assert set(tool_names(child)) <= {"Bash", "Edit", "Glob", "Grep", "MultiEdit", "NotebookEdit", "Read",
-                                      "TodoWrite", "Write"}
+                                      "TodoWrite", "WebFetch", "Write"}
     assert await background_tasks(editor, session) == [
         {"id": "agent_1", "kind": "agent", "description": "survey notes", "status": "running"}
     ]

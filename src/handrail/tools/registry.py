@@ -82,7 +82,8 @@ class ToolPool:
     def deferring(self) -> bool:
         """Whether the pool is large enough that deferrable tools stay out of the request."""
         tools = self.tools
-        if len(tools) > DEFER_WHEN_MORE_THAN_TOOLS:
+        # counted over the deferrable (MCP) tools: the built-ins alone never push them out of the request
+        if sum(1 for t in tools if t.should_defer) > DEFER_WHEN_MORE_THAN_TOOLS:
             return True
         size = sum(len(json.dumps(t.definition())) for t in tools)
         return size > DEFER_WHEN_DEFINITIONS_OVER_CHARS
