@@ -147,12 +147,13 @@ class HandrailServer(LanguageServer):
     def update_session_context(self, session: Session) -> None:
         """Recompute a session's context from the workspace's, its rules and its mode."""
         mode = session.mode if session.mode is not None else self.default_mode
+        rules = [*session.rules, *session.turn_rules]
         try:
-            session.set_context(self.permission_state.context_for([*session.rules, *session.turn_rules], mode))
+            session.set_context(self.permission_state.context_for(rules, mode))
         except ValueError as exc:  # e.g. bypassPermissions disabled by policy since the mode was chosen
             self.warn(f"handrail: mode {mode} is not available ({exc}); using the default mode")
             session.mode = None
-            session.set_context(self.permission_state.context_for([*session.rules, *session.turn_rules], None))
+            session.set_context(self.permission_state.context_for(rules, None))
 
     def in_background(self, coroutine: Any) -> None:
         """Run a coroutine without waiting for it, keeping a reference until it ends."""
