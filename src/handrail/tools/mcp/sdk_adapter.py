@@ -28,16 +28,11 @@ from handrail.tools.mcp.model import (
     McpResource,
     McpToolSpec,
     ProgressCallback,
+    innermost_error,
 )
 
 MAX_PAGES = 100
 _CONNECT_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
-
-
-def _innermost(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -184,7 +179,7 @@ async def connect(
         try:
             await stack.enter_async_context(client)
         except Exception as exc:
-            leaf = _innermost(exc)
+            leaf = innermost_error(exc)
             if isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
                 raise McpConnectionLostError("the server closed the connection before it was ready") from exc
             if isinstance(leaf, MCPError):
