@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Literal
 
 from handrail.tools.definition_files import (
-    MAX_DEFINITION_FILE_BYTES,
     DefinitionFileError,
     DefinitionProblem,
     front_list,
@@ -30,7 +29,6 @@ from handrail.tools.definition_files import (
 from handrail.tools.front_matter import Document, FrontValue
 
 AgentSource = Literal["builtin", "user", "project"]
-MAX_AGENT_FILE_BYTES = MAX_DEFINITION_FILE_BYTES
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -48,7 +46,6 @@ class AgentDefinition:
     path: Path | None = None
 
 
-AgentFileProblem = DefinitionProblem
 AgentFileError = DefinitionFileError
 
 
@@ -84,11 +81,10 @@ def _agent_from(document: Document, *, source: AgentSource, path: Path | None) -
     )
 
 
-def load_agent_dir(directory: Path, source: AgentSource) -> tuple[list[AgentDefinition], list[AgentFileProblem]]:
+def load_agent_dir(directory: Path, source: AgentSource) -> tuple[list[AgentDefinition], list[DefinitionProblem]]:
     """Every `*.md` agent in `directory` (sorted by file name), and the files that failed. Blocking I/O."""
     return load_definition_files(
-        directory, "*.md", lambda document, _, path: _agent_from(document, source=source, path=path),
-        MAX_AGENT_FILE_BYTES,
+        directory, "*.md", lambda document, _, path: _agent_from(document, source=source, path=path)
     )
 
 
@@ -107,7 +103,7 @@ class AgentCatalog:
     """The agent types a session may start, by name, and the problems met loading them."""
 
     agents: Mapping[str, AgentDefinition]
-    problems: tuple[AgentFileProblem, ...] = ()
+    problems: tuple[DefinitionProblem, ...] = ()
 
     def get(self, name: str) -> AgentDefinition | None:
         """The agent called `name` (exact, then case-insensitive)."""

@@ -23,7 +23,6 @@ from handrail.tools.todos import TodoBoard
 
 @dataclass(frozen=True)
 class AgentOrigin:
-    """Which sub-agent a request comes from: the parent's Task call and its description."""
     """The sub-agent a call comes from: its Task call's tool_use id and description."""
 
     tool_use_id: str

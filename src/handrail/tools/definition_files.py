@@ -35,10 +35,10 @@ class DefinitionFileError(ValueError):
     """A definition file is malformed."""
 
 
-def read_definition(path: Path, max_bytes: int = MAX_DEFINITION_FILE_BYTES) -> tuple[Document, bytes]:
+def read_definition(path: Path) -> tuple[Document, bytes]:
     """Read and split a definition file (and its bytes); raises OSError or DefinitionFileError. Blocking I/O."""
-    if path.stat().st_size > max_bytes:
-        raise DefinitionFileError(f"the file is larger than {max_bytes} bytes")
+    if path.stat().st_size > MAX_DEFINITION_FILE_BYTES:
+        raise DefinitionFileError(f"the file is larger than {MAX_DEFINITION_FILE_BYTES} bytes")
     raw = path.read_bytes()
     return decode_definition(raw), raw
 
@@ -93,7 +93,6 @@ def load_definition_files(
     directory: Path,
     pattern: str,
     build: Callable[[Document, bytes, Path], T],
-    max_bytes: int = MAX_DEFINITION_FILE_BYTES,
 ) -> tuple[list[T], list[DefinitionProblem]]:
     """Every file `pattern` matches in `directory` (sorted by path), built; and the files that failed. Blocking I/O."""
     try:
@@ -104,7 +103,7 @@ def load_definition_files(
     problems: list[DefinitionProblem] = []
     for path in files:
         try:
-            document, raw = read_definition(path, max_bytes)
+            document, raw = read_definition(path)
             found.append(build(document, raw, path))
         except (OSError, DefinitionFileError) as exc:
             problems.append(DefinitionProblem(path, str(exc)))

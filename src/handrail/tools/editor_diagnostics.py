@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,13 +76,9 @@ class NoDiagnostics:
 
 def changed_lines(old: str, new: str) -> tuple[tuple[int, int], ...]:
     """The 0-based line ranges [first, last] of `new` that differ from `old` (a deletion marks the line after it)."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    ranges: list[tuple[int, int]] = []
-    for tag, _, _, first, end in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        ranges.append((first, max(first, end - 1)))
-    return tuple(ranges)
+    from handrail.tools.text_ops import line_changes  # loads with the first write, not with the server
+
+    return tuple((change.new_start, max(change.new_start, change.new_end - 1)) for change in line_changes(old, new))
 
 
 def new_errors(

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from handrail.tools.builtin._common import ToolInput, display_path, reported_paths, require_absolute
 from handrail.tools.context import ToolUseContext
-from handrail.tools.editor_diagnostics import DiagnosticInfo
+from handrail.tools.editor_diagnostics import SEVERITY_NAMES, DiagnosticInfo
 from handrail.tools.protocol import ToolResult, build_tool
 
 MOST_PER_FILE = 50
@@ -31,7 +31,7 @@ PROMPT = """Shows the diagnostics (errors, warnings, hints) that the user's edit
 
 def _file_lines(path: Path, items: tuple[DiagnosticInfo, ...], cwd: Path) -> list[str]:
     ordered = sorted(items, key=lambda d: (d.severity, d.line, d.character))
-    counts = {name: sum(1 for d in items if d.severity == level) for level, name in ((1, "error"), (2, "warning"))}
+    counts = {SEVERITY_NAMES[level]: sum(1 for d in items if d.severity == level) for level in (1, 2)}
     summary = ", ".join(f"{n} {name}{'s' if n != 1 else ''}" for name, n in counts.items() if n) or "no errors"
     lines = [f"{display_path(path, cwd)} ({summary}):"]
     lines += [f"  {d.describe()}" for d in ordered[:MOST_PER_FILE]]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from handrail.permissions.decision import PermissionCheck
-from handrail.tools.builtin._common import ToolInput
+from handrail.tools.builtin._common import ToolInput, allow_check
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import VALID, ToolResult, ValidationResult, build_tool
@@ -48,11 +47,6 @@ async def _validate(value: TodoWriteInput, ctx: ToolUseContext) -> ValidationRes
     return VALID
 
 
-async def _allow(_: TodoWriteInput, __: ToolUseContext) -> PermissionCheck:
-    # It only changes the session's own list, nothing in the workspace.
-    return PermissionCheck("allow", "TodoWrite only updates the session's task list")
-
-
 async def _call(value: TodoWriteInput, ctx: ToolUseContext) -> ToolResult:
     if ctx.todos is None:
         raise ToolError("There is no task list in this context, so the todos were not saved.")
@@ -73,7 +67,8 @@ TODO_WRITE = build_tool(
     search_hint="todo task list plan progress",
     call=_call,
     validate_input=_validate,
-    check_permissions=_allow,
+    # It only changes the session's own list, nothing in the workspace.
+    check_permissions=allow_check("TodoWrite only updates the session's task list"),
     is_read_only=lambda _: True,  # reads and writes nothing in the workspace; allowed in plan mode too
     summary=_summary,
 )

@@ -14,6 +14,13 @@ from typing import Any, Protocol
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
+def innermost_error(exc: BaseException) -> BaseException:
+    """The first leaf of nested exception groups (task groups wrap what went wrong); `exc` itself otherwise."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 class McpConnectionLostError(Exception):
     """The server went away (process ended, connection refused or closed) during a request."""
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-MCP_PREFIX = "mcp__"
+from handrail.permissions.rules import MCP_PREFIX
+
 MAX_TOOL_NAME = 64
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]")
 _UNDERSCORES = re.compile(r"_{2,}")

@@ -15,10 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.rules import MCP_PREFIX
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError
-from handrail.tools.mcp.names import MCP_PREFIX, normalize_server_name
+from handrail.tools.mcp.names import normalize_server_name
 from handrail.tools.mcp.results import content_block
 from handrail.tools.protocol import Tool, ToolResult, build_tool
 

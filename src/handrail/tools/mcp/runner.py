@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from handrail.tools.mcp.config import McpServerConfig
-from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError
+from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, innermost_error
 from handrail.tools.mcp.tools import mcp_tool
 from handrail.tools.protocol import Tool
 
@@ -44,8 +44,7 @@ async def load_adapter() -> Any:
 
 def describe_error(exc: BaseException) -> str:
     """The innermost useful message of an error (task groups wrap what went wrong)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = innermost_error(exc)
     if isinstance(exc, TimeoutError):
         return "the server did not answer in time"
     if isinstance(exc, FileNotFoundError) and exc.filename:

@@ -7,7 +7,7 @@ SDK costs most of a second.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,16 +28,11 @@ from handrail.tools.mcp.model import (
     McpResource,
     McpToolSpec,
     ProgressCallback,
+    innermost_error,
 )
 
 MAX_PAGES = 100
 _CONNECT_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
-
-
-def _innermost(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -71,25 +66,30 @@ class SdkConnection:
             self._closed.set()  # for http there is no pipe to watch: a failed request is how we learn
             raise McpConnectionLostError(f"{type(exc).__name__}: {exc}") from exc
 
+    async def _pages(self, request: Callable[[str | None], Awaitable[Any]]) -> AsyncIterator[Any]:
+        """Each page of a paginated list, `request(cursor)` after `request(None)` (MAX_PAGES at the most)."""
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._guard(request(cursor))
+            yield page
+            cursor = page.next_cursor
+            if cursor is None:
+                return
+
     async def list_tools(self) -> tuple[McpToolSpec, ...]:
         """Every tool, following pages."""
         specs: list[McpToolSpec] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await self._guard(self._client.list_tools(cursor=cursor, cache_mode="bypass"))
-            for tool in page.tools:
-                specs.append(
-                    McpToolSpec(
-                        name=tool.name,
-                        description=tool.description or "",
-                        input_schema=dict(tool.input_schema),
-                        meta=dict(tool.meta or {}),
-                        title=tool.title or (tool.annotations.title if tool.annotations else None),
-                    )
+        async for page in self._pages(lambda cursor: self._client.list_tools(cursor=cursor, cache_mode="bypass")):
+            specs.extend(
+                McpToolSpec(
+                    name=tool.name,
+                    description=tool.description or "",
+                    input_schema=dict(tool.input_schema),
+                    meta=dict(tool.meta or {}),
+                    title=tool.title or (tool.annotations.title if tool.annotations else None),
                 )
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+                for tool in page.tools
+            )
         return tuple(specs)
 
     async def call_tool(
@@ -111,16 +111,11 @@ class SdkConnection:
     async def list_resources(self) -> tuple[McpResource, ...]:
         """Every resource, following pages."""
         found: list[McpResource] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await self._guard(self._client.list_resources(cursor=cursor, cache_mode="bypass"))
+        async for page in self._pages(lambda cursor: self._client.list_resources(cursor=cursor, cache_mode="bypass")):
             found.extend(
                 McpResource(uri=str(r.uri), name=r.name, description=r.description, mime_type=r.mime_type)
                 for r in page.resources
             )
-            cursor = page.next_cursor
-            if cursor is None:
-                break
         return tuple(found)
 
     async def read_resource(self, uri: str) -> tuple[Mapping[str, Any], ...]:
@@ -184,7 +179,7 @@ async def connect(
         try:
             await stack.enter_async_context(client)
         except Exception as exc:
-            leaf = _innermost(exc)
+            leaf = innermost_error(exc)
             if isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
                 raise McpConnectionLostError("the server closed the connection before it was ready") from exc
             if isinstance(leaf, MCPError):
