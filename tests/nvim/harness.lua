@@ -152,6 +152,15 @@ function H.ask(prompt)
   return R.ask
 end
 
+--- Run `:HandrailCancel` and wait for the running ask's answer.
+function H.cancel()
+  vim.cmd('HandrailCancel')
+  H.wait(8000, function()
+    return R.ask ~= nil
+  end, 'the cancelled turn to end')
+  return R.ask
+end
+
 function H.chat_has(text)
   for _, line in ipairs(require('handrail.chat').lines()) do
     if line:find(text, 1, true) then
