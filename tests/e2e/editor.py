@@ -131,11 +131,15 @@ class Editor:
         Path(doc.path).write_text(doc.source, newline="")
         return {"saved": True}
 
-    async def answer_prompt(self) -> str | None:
-        """The next queued answer (waiting for a test's release first when one is set)."""
+    async def prompt_shown(self) -> None:
+        """A prompt is up: say so, and wait for a test's release first when one is set."""
         self.prompt_started.set()
         if self.release_prompt is not None:
             await self.release_prompt.wait()
+
+    async def answer_prompt(self) -> str | None:
+        """The next queued answer (after `prompt_shown`)."""
+        await self.prompt_shown()
         return self.answers.popleft() if self.answers else None
 
     async def ask(self, prompt: str, session_id: str | None = None) -> dict[str, Any]:
@@ -231,9 +235,7 @@ async def start_editor(
     @client.feature("handrail/askUser")
     async def _ask_user(params: Any) -> dict[str, Any] | None:
         editor.prompts.append(to_plain(params))
-        editor.prompt_started.set()
-        if editor.release_prompt is not None:
-            await editor.release_prompt.wait()
+        await editor.prompt_shown()
         return editor.question_answers.popleft() if editor.question_answers else None
 
     @client.feature("handrail/chat")

@@ -62,15 +62,21 @@ function H.open(path)
   return buf, client
 end
 
---- How many floating windows are open.
-function H.float_count()
-  local n = 0
+--- The floating windows open now: each one's filetype and lines.
+function H.floats()
+  local found = {}
   for _, win in ipairs(vim.api.nvim_list_wins()) do
     if vim.api.nvim_win_get_config(win).relative ~= '' then
-      n = n + 1
+      local buf = vim.api.nvim_win_get_buf(win)
+      table.insert(found, { filetype = vim.bo[buf].filetype, lines = H.lines(buf) })
     end
   end
-  return n
+  return found
+end
+
+--- How many floating windows are open.
+function H.float_count()
+  return #H.floats()
 end
 
 function H.lines(buf)
@@ -85,34 +91,33 @@ function H.disk(path)
   return text
 end
 
---- The user's answers: vim.ui.select picks the item labelled $ANSWER, vim.ui.input answers
+--- The user's answers: vim.ui.select picks the item labelled $ANSWER (or, when $ANSWERS is set,
+--- a JSON list, the item whose label starts with the list's next entry), vim.ui.input answers
 --- $FEEDBACK. Both record what they were asked, and which floating windows were open meanwhile.
 function H.stub_ui()
-  local function floats()
-    local found = {}
-    for _, win in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(win).relative ~= '' then
-        local buf = vim.api.nvim_win_get_buf(win)
-        table.insert(found, { filetype = vim.bo[buf].filetype, lines = H.lines(buf) })
-      end
+  local answers = vim.env.ANSWERS and vim.json.decode(vim.env.ANSWERS)
+  local function picks(label, want)
+    if answers then
+      return want ~= nil and vim.startswith(label, want)
     end
-    return found
+    return label == vim.env.ANSWER
   end
   vim.ui.select = function(items, opts, on_choice)
     local labels = {}
     for i, item in ipairs(items) do
       labels[i] = opts.format_item and opts.format_item(item) or tostring(item)
     end
-    table.insert(R.selects, { prompt = opts.prompt, labels = labels, floats = floats() })
+    table.insert(R.selects, { prompt = opts.prompt, labels = labels, kind = opts.kind, floats = H.floats() })
+    local want = answers and table.remove(answers, 1)
     for i, label in ipairs(labels) do
-      if label == vim.env.ANSWER then
+      if picks(label, want) then
         return on_choice(items[i], i)
       end
     end
     on_choice(nil, nil)
   end
   vim.ui.input = function(opts, on_confirm)
-    table.insert(R.inputs, { prompt = opts.prompt, floats = floats() })
+    table.insert(R.inputs, { prompt = opts.prompt, floats = H.floats() })
     on_confirm(vim.env.FEEDBACK)
   end
 end
@@ -144,6 +149,15 @@ function H.ask(prompt)
   H.wait(8000, function()
     return R.ask ~= nil
   end, 'the answer to ' .. prompt)
+  return R.ask
+end
+
+--- Run `:HandrailCancel` and wait for the running ask's answer.
+function H.cancel()
+  vim.cmd('HandrailCancel')
+  H.wait(8000, function()
+    return R.ask ~= nil
+  end, 'the cancelled turn to end')
   return R.ask
 end
 

@@ -282,7 +282,8 @@ def test_plugin_cancel_stops_the_turn(workspace: Path, model: FakeModel, tmp_pat
 def test_plugin_deny_with_feedback(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
     notes = workspace / "notes.txt"
     model.add(_read(notes), _edit(notes, "beta", "BETA"), Reply.of(Text("Understood.")))
-    run = run_nvim("plugin_deny", workspace, model, tmp_path, ANSWER="Deny with feedback…", FEEDBACK="keep it quiet")
+    answers = {"ANSWER": "Deny with feedback…", "FEEDBACK": "keep it quiet"}
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Shout beta", **answers)
     with run.explained():
         assert run.ok
         r = run.result
@@ -459,8 +460,8 @@ ASK_QUESTIONS = [
 
 def test_plugin_asks_the_agents_questions(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
     model.add(Reply.of(ToolUse("AskUserQuestion", {"questions": ASK_QUESTIONS})), Reply.of(Text("Noted.")))
-    answers = json.dumps(["Other", "Lint", "Tests", "Done"])
-    run = run_nvim("plugin_ask_user", workspace, model, tmp_path, ANSWERS=answers, FEEDBACK="Postgres")
+    answers = {"ANSWERS": json.dumps(["Other", "Lint", "Tests", "Done"]), "FEEDBACK": "Postgres"}
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Set up the cache", **answers)
     with run.explained():
         assert run.ok
         r = run.result
@@ -517,7 +518,7 @@ def test_plugin_plan_approval(workspace: Path, model: FakeModel, tmp_path: Path)
         Reply.of(ToolUse("ExitPlanMode", {"plan": plan})),
         Reply.of(Text("Approved; starting.")),
     )
-    run = run_nvim("plugin_plan", workspace, model, tmp_path, ANSWER="Approve plan")
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Plan the change first", ANSWER="Approve plan")
     with run.explained():
         assert run.ok
         r = run.result

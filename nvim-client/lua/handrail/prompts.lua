@@ -45,11 +45,6 @@ function M.wait(id, windows, start)
   return result
 end
 
---- Whether the prompt of `id` is still waiting for the user.
-function M.is_open(id)
-  return open[id] ~= nil
-end
-
 --- The server gave up on the prompt of `id`: close it.
 function M.abandon(id)
   local prompt = open[id]

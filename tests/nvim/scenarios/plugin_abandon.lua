@@ -22,11 +22,7 @@ H.run(function()
   end, 'the permission prompt')
   R.floats_while_asking = H.float_count()
   H.stage('cancel')
-  vim.cmd('HandrailCancel')
-  H.wait(8000, function()
-    return R.ask ~= nil
-  end, 'the cancelled turn to end')
-  R.first = R.ask
+  R.first = H.cancel()
   H.wait(2000, function()
     return H.float_count() == 0
   end, 'the diff float to close')

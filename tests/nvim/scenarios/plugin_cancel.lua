@@ -14,11 +14,7 @@ H.run(function()
   R.running_session = require('handrail').session_id()
   R.root_dir = require('handrail').client(false).config.root_dir
   H.stage('cancel')
-  vim.cmd('HandrailCancel')
-  H.wait(8000, function()
-    return R.ask ~= nil
-  end, 'the cancelled turn to end')
-  R.first = R.ask
+  R.first = H.cancel()
   R.chat_after_cancel = require('handrail.chat').lines()
   H.stage('second ask')
   R.second = H.ask('Are you there?')
