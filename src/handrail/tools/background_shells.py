@@ -164,6 +164,10 @@ class BackgroundShells:
         """The shell with this id, if this session started it."""
         return self._shells.get(shell_id)
 
+    def all(self) -> tuple[BackgroundShell, ...]:
+        """Every shell, oldest first."""
+        return tuple(self._shells.values())
+
     def ids(self) -> tuple[str, ...]:
         """Every shell's id, oldest first."""
         return tuple(self._shells)
