@@ -146,9 +146,9 @@ class BackgroundShells:
         self._count = 0
         self.listeners: list[Callable[[], None]] = []  # told when a shell starts or ends
 
-    async def start(self, command: str, cwd: Path, script: str | None = None) -> BackgroundShell:
-        """Start `command` (run as `script` when given) in `cwd`; raises OSError when bash cannot start."""
-        transport, protocol = await spawn(script or command, cwd, merge_stderr=True)
+    async def start(self, command: str, cwd: Path) -> BackgroundShell:
+        """Start `command` in `cwd`; raises OSError when bash cannot start."""
+        transport, protocol = await spawn(command, cwd, merge_stderr=True)
         self._count += 1
         shell = BackgroundShell(f"shell_{self._count}", command, transport, protocol)
         self._shells[shell.id] = shell
