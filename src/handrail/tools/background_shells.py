@@ -14,7 +14,6 @@ import atexit
 import contextlib
 import re
 import signal
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +52,6 @@ class BackgroundShell:
     def __init__(self, shell_id: str, command: str, transport: asyncio.SubprocessTransport, protocol: ShellProtocol):
         self.id = shell_id
         self.command = command
-        self.started = time.monotonic()
         self.pid = transport.get_pid()
         self.status: ShellStatus = "running"
         self.exit_code: int | None = None
