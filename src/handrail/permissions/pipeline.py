@@ -36,6 +36,7 @@ from handrail.permissions.rules import (
     MCP_PREFIX,
     PermissionRule,
     bash_rules_covering,
+    file_targets,
     rule_matches_call,
     url_host,
 )
@@ -90,8 +91,7 @@ def _content_match(
         rules = context.file_rules(behavior, facts.tool_name, cwd)
         if not rules.rules:
             return None
-        targets = facts.paths or ((Path(facts.rule_content),) if facts.rule_content else ())
-        return rules.first_match(call_candidates(targets, cwd), behavior)
+        return rules.first_match(call_candidates(file_targets(facts.paths, facts.rule_content), cwd), behavior)
     for rule in context.rules_for_tool(behavior, facts.tool_name):
         if rule.specifier is not None and rule_matches_call(
             rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
@@ -155,9 +155,8 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
 
         return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
-        paths = facts.paths or ((Path(content),) if content else ())
         family = "Edit" if tool in EDIT_TOOLS else "Read"
-        texts = [forms[0] for forms in call_candidates(paths, cwd)]
+        texts = [forms[0] for forms in call_candidates(file_targets(facts.paths, content), cwd)]
         if not texts or any(ch in text for text in texts for ch in "*?[]()"):
             return ()
         return tuple(f"{family}(/{text})" for text in texts)
