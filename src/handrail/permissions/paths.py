@@ -152,11 +152,6 @@ class Roots:
         return as_written and self.contain(real)
 
 
-def is_inside(path: Path, roots: Iterable[Path]) -> bool:
-    """Whether `path` (after resolving links and `..`) lies inside one of `roots`."""
-    return Roots.of(roots).contain(real_text(str(path)))
-
-
 def is_inside_both(path: Path, roots: Iterable[Path]) -> bool:
     """Whether `path` lies inside `roots` both as written and once its links are resolved.
 

@@ -36,6 +36,7 @@ from handrail.permissions.rules import (
     MCP_PREFIX,
     PermissionRule,
     bash_rules_covering,
+    file_targets,
     rule_matches_call,
     url_host,
 )
@@ -80,10 +81,6 @@ def _rule_text(rule: PermissionRule) -> str:
     return f"{rule} ({rule.source})"
 
 
-def _tool_wide(context: PermissionContext, behavior: RuleBehavior, tool: str) -> PermissionRule | None:
-    return context.tool_wide_rule(behavior, tool)
-
-
 def _content_match(
     context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
 ) -> PermissionRule | None:
@@ -94,8 +91,7 @@ def _content_match(
         rules = context.file_rules(behavior, facts.tool_name, cwd)
         if not rules.rules:
             return None
-        targets = facts.paths or ((Path(facts.rule_content),) if facts.rule_content else ())
-        return rules.first_match(call_candidates(targets, cwd), behavior)
+        return rules.first_match(call_candidates(file_targets(facts.paths, facts.rule_content), cwd), behavior)
     for rule in context.rules_for_tool(behavior, facts.tool_name):
         if rule.specifier is not None and rule_matches_call(
             rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
@@ -121,7 +117,7 @@ def _bash_rules(
 
 def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -> tuple[PermissionRule, ...]:
     """The allow rules that together cover the call (empty when they do not)."""
-    if (rule := _tool_wide(context, "allow", facts.tool_name)) is not None:
+    if (rule := context.tool_wide_rule("allow", facts.tool_name)) is not None:
         return (rule,)
     if facts.tool_name == "Bash":  # a line whose parts several rules cover together
         return _bash_rules(context, "allow", facts, cwd)
@@ -133,8 +129,6 @@ def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -
 def handrail_state_directories() -> tuple[Path, ...]:
     """Where handrail keeps its own settings and approvals: writing there could grant the agent anything."""
     return (user_settings_path().parent, approvals_path().parent, DEFAULT_POLICY_PATH.parent)
-
-
 
 
 def _safety_problem(forms: tuple[tuple[str, ...], ...], context: PermissionContext) -> str | None:
@@ -161,9 +155,8 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
 
         return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
-        paths = facts.paths or ((Path(content),) if content else ())
         family = "Edit" if tool in EDIT_TOOLS else "Read"
-        texts = [forms[0] for forms in call_candidates(paths, cwd)]
+        texts = [forms[0] for forms in call_candidates(file_targets(facts.paths, content), cwd)]
         if not texts or any(ch in text for text in texts for ch in "*?[]()"):
             return ()
         return tuple(f"{family}(/{text})" for text in texts)
@@ -191,9 +184,9 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         return verdict(behavior, DecisionReason("rule", f"{words} the rule {_rule_text(rule)}", str(rule)))
 
     # 1-2: tool-wide rules
-    if (rule := _tool_wide(context, "deny", tool)) is not None:
+    if (rule := context.tool_wide_rule("deny", tool)) is not None:
         return by_rule("deny", rule)
-    if (rule := _tool_wide(context, "ask", tool)) is not None:
+    if (rule := context.tool_wide_rule("ask", tool)) is not None:
         return by_rule("ask", rule)
     # 3: the tool's own deny
     if check.behavior == "deny":
@@ -226,7 +219,7 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         return verdict("allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories"))
     # 7: the tool's own ask (a tool-wide allow rule overrides it)
     if check.behavior == "ask":
-        if (rule := _tool_wide(context, "allow", tool)) is not None:
+        if (rule := context.tool_wide_rule("allow", tool)) is not None:
             return by_rule("allow", rule)
         return verdict("ask", DecisionReason("tool", check.message or f"{tool} asks for approval"))
     # 8: allow rules

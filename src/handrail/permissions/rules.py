@@ -151,6 +151,11 @@ def rule_covers_tool(rule_tool: str, tool_name: str) -> bool:
     return tool_name in _RULE_FAMILIES.get(rule_tool, frozenset())
 
 
+def file_targets(paths: Sequence[Path], content: str | None) -> tuple[Path, ...]:
+    """The files a file tool's call touches: its `paths`, else its rule content taken as a path."""
+    return tuple(paths) or ((Path(content),) if content else ())
+
+
 def rule_matches(
     rule: PermissionRule,
     tool_name: str,
@@ -196,7 +201,7 @@ def rule_matches_call(
             )
         )
     if rule.tool in FILE_TOOLS and tool_name in FILE_TOOLS:
-        targets = tuple(paths) or ((Path(content),) if content else ())
+        targets = file_targets(paths, content)
         return bool(targets) and _path_rule_matches(rule, targets, cwd, behavior)
     if rule.tool == "WebFetch":
         return content is not None and _domain_matches(rule.specifier, content)

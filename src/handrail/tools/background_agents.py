@@ -169,8 +169,5 @@ class BackgroundTask:
 def background_tasks(agents: BackgroundAgents, shells: BackgroundShells) -> tuple[BackgroundTask, ...]:
     """A session's background agents and shells, oldest first within each kind."""
     listed = [BackgroundTask(a.id, "agent", a.description, a.status) for a in agents.all()]
-    for shell_id in shells.ids():
-        shell = shells.get(shell_id)
-        if shell is not None:
-            listed.append(BackgroundTask(shell.id, "shell", shell.command, shell.status))
+    listed += [BackgroundTask(s.id, "shell", s.command, s.status) for s in shells.all()]
     return tuple(listed)

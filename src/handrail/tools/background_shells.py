@@ -14,7 +14,6 @@ import atexit
 import contextlib
 import re
 import signal
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +52,6 @@ class BackgroundShell:
     def __init__(self, shell_id: str, command: str, transport: asyncio.SubprocessTransport, protocol: ShellProtocol):
         self.id = shell_id
         self.command = command
-        self.started = time.monotonic()
         self.pid = transport.get_pid()
         self.status: ShellStatus = "running"
         self.exit_code: int | None = None
@@ -146,9 +144,9 @@ class BackgroundShells:
         self._count = 0
         self.listeners: list[Callable[[], None]] = []  # told when a shell starts or ends
 
-    async def start(self, command: str, cwd: Path, script: str | None = None) -> BackgroundShell:
-        """Start `command` (run as `script` when given) in `cwd`; raises OSError when bash cannot start."""
-        transport, protocol = await spawn(script or command, cwd, merge_stderr=True)
+    async def start(self, command: str, cwd: Path) -> BackgroundShell:
+        """Start `command` in `cwd`; raises OSError when bash cannot start."""
+        transport, protocol = await spawn(command, cwd, merge_stderr=True)
         self._count += 1
         shell = BackgroundShell(f"shell_{self._count}", command, transport, protocol)
         self._shells[shell.id] = shell
@@ -163,6 +161,10 @@ class BackgroundShells:
     def get(self, shell_id: str) -> BackgroundShell | None:
         """The shell with this id, if this session started it."""
         return self._shells.get(shell_id)
+
+    def all(self) -> tuple[BackgroundShell, ...]:
+        """Every shell, oldest first."""
+        return tuple(self._shells.values())
 
     def ids(self) -> tuple[str, ...]:
         """Every shell's id, oldest first."""

@@ -13,15 +13,19 @@ MAX_LISTED = 10
 FileStamp = tuple[int, int] | None
 
 
+def _listed(paths: list[Path], cwd: Path) -> str:
+    """The first MAX_LISTED paths as shown to the model, and how many more there are."""
+    names = ", ".join(display_path(path, cwd) for path in paths[:MAX_LISTED])
+    return names + (f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else "")
+
+
 async def unsaved_note(ctx: ToolUseContext, cwd: Path) -> str:
     """A note naming open buffers with unsaved changes: the command sees their disk version, not what Read shows."""
     buffers = sorted(await ctx.fs.dirty_buffers())
     if not buffers:
         return ""
-    names = [display_path(path, cwd) for path in buffers[:MAX_LISTED]]
-    more = f" and {len(buffers) - MAX_LISTED} more" if len(buffers) > MAX_LISTED else ""
     return (
-        f"Note: unsaved changes in the editor for {', '.join(names)}{more}. The command saw the version on disk, "
+        f"Note: unsaved changes in the editor for {_listed(buffers, cwd)}. The command saw the version on disk, "
         "which differs from what Read shows."
     )
 
@@ -51,6 +55,4 @@ async def mark_changed_files(ctx: ToolUseContext, before: dict[Path, FileStamp],
         ctx.file_state.mark_changed(path)
     if not changed:
         return ""
-    names = [display_path(path, cwd) for path in changed[:MAX_LISTED]]
-    more = f" and {len(changed) - MAX_LISTED} more" if len(changed) > MAX_LISTED else ""
-    return f"Files you read that changed on disk during this command: {', '.join(names)}{more}. Read them again."
+    return f"Files you read that changed on disk during this command: {_listed(changed, cwd)}. Read them again."

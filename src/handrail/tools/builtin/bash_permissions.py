@@ -18,7 +18,8 @@ from pathlib import Path
 from handrail.permissions.bash import BashVerdict, analyse, analysis
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck
-from handrail.permissions.rules import PermissionRule, bash_specifiers, rule_matches_call
+from handrail.permissions.file_rules import call_candidates
+from handrail.permissions.rules import bash_specifiers
 
 _OUTSIDE = frozenset(
     {"path_outside_working_dirs", "redirect_outside_working_dirs", "protected_path_write", "cd_outside"}
@@ -48,15 +49,6 @@ def plain_verdict(command: str) -> BashVerdict:
     return analyse(command, cwd=Path("/"))
 
 
-def _file_rule(context: PermissionContext, behavior: str, tool: str, path: Path) -> PermissionRule | None:
-    for rule in context.rules_for_tool(behavior, tool):  # type: ignore[arg-type]
-        if rule.specifier is not None and rule_matches_call(
-            rule, tool, None, (path,), context.effective_cwd, behavior="deny"
-        ):
-            return rule
-    return None
-
-
 def _expanded(text: str) -> list[str] | None:
     """The files a wildcard path names now, as the shell would expand it (itself when it names none).
 
@@ -73,22 +65,24 @@ def _expanded(text: str) -> list[str] | None:
 
 def _file_rules_check(verdict: BashVerdict, context: PermissionContext) -> PermissionCheck | None:
     """What the Read and Edit rules say of the files the command touches (None: they say nothing)."""
+    cwd = context.effective_cwd
     asks: list[str] = []
     for text, direction in (*verdict.paths, *verdict.redirect_targets):
         tool = "Edit" if direction == "write" else "Read"
         verb = "writes" if direction == "write" else "reads"
-        guarded = (*context.rules_for_tool("deny", tool), *context.rules_for_tool("ask", tool))
-        if not any(rule.specifier is not None for rule in guarded):
+        # the path rules the pipeline matches file tools with, compiled once per context
+        deny, ask = context.file_rules("deny", tool, cwd), context.file_rules("ask", tool, cwd)
+        if not deny.rules and not ask.rules:
             continue
         names = _expanded(text)
         if names is None:
             asks.append(f"it {verb} `{text}`, a wildcard naming too many files to check against the {tool} rules")
             continue
         for name in names:
-            path = Path(name)
-            if (rule := _file_rule(context, "deny", tool, path)) is not None:
+            forms = call_candidates((Path(name),), cwd)
+            if (rule := deny.first_match(forms, "deny")) is not None:
                 return PermissionCheck("deny", f"it {verb} {name}, which the rule {rule} ({rule.source}) denies")
-            if (rule := _file_rule(context, "ask", tool, path)) is not None:
+            if (rule := ask.first_match(forms, "ask")) is not None:
                 asks.append(f"it {verb} {name}, which the rule {rule} ({rule.source}) asks about")
     if asks:
         return PermissionCheck("ask", "; ".join(asks), safety=True)
