@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from handrail.server.model_client import ModelClient
+from handrail.server.usage import input_count, output_count
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,7 @@ def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
 
 def context_size(usage: Mapping[str, int]) -> int:
     """Tokens a response's request and answer took, cached input included (it all counts against the window)."""
-    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
-    return sum(int(usage.get(key) or 0) for key in keys)
+    return input_count(usage) + output_count(usage)
 
 
 def needs_compaction(context_tokens: int, window: int) -> bool:
