@@ -157,10 +157,11 @@ async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
             config.model, config.system, config.definitions(), compacted, on_usage=on_usage
         )
         compacted = summarized if summarized is not None else compacted
-    if estimate_tokens(compacted) >= before:
+    after = estimate_tokens(compacted)
+    if after >= before:
         return False
     session.messages[:] = compacted
-    session.context_tokens = estimate_tokens(compacted)
+    session.context_tokens = after
     return True
 
 
