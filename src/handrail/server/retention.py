@@ -11,8 +11,6 @@ from handrail.server.transcript import TRANSCRIPT_NAME
 
 log = logging.getLogger(__name__)
 
-DEFAULT_RETENTION_DAYS = 30.0
-
 
 def remove_old_session_files(sessions_dir: Path, max_age_days: float, now: float | None = None) -> int:
     """Delete tool-result files and transcripts not modified for `max_age_days`; return how many went.
