@@ -39,16 +39,20 @@ class Transcript:
         # the message dicts written, in order (held, not their id()s, which could be reused once freed)
         self._written: list[dict[str, Any]] = []
         self._last_blocks = 0  # how many blocks of the last written message are on disk
+        self._rewrite = False
 
-    def mark_written(self, messages: Sequence[dict[str, Any]]) -> None:
-        """Remember `messages` as already on disk (they were just loaded from it)."""
-        self._written = list(messages)
-        self._last_blocks = len(_content(messages[-1])) if messages else 0
+    def rewrite_at_next_save(self) -> None:
+        """Start the file anew at the next save: what it holds is not the history (a load repaired it)."""
+        self._rewrite = True
 
     def pending(self, messages: Sequence[dict[str, Any]]) -> tuple[bool, list[str]]:
         """(rewrite, lines): the lines that bring the file up to `messages`; rewrite means start the file anew."""
         written = len(self._written)
-        rewrite = written > len(messages) or any(messages[i] is not self._written[i] for i in range(written))
+        rewrite = (
+            self._rewrite
+            or written > len(messages)
+            or any(messages[i] is not self._written[i] for i in range(written))
+        )
         lines: list[str] = []
         if rewrite:
             written = 0
@@ -61,6 +65,7 @@ class Transcript:
         lines += [_line({"type": "message", "message": m}) for m in messages[written:]]
         self._written = list(messages)
         self._last_blocks = len(_content(messages[-1])) if messages else 0
+        self._rewrite = False
         return rewrite, lines
 
     def write(self, rewrite: bool, lines: Sequence[str]) -> None:
