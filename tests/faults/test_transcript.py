@@ -8,9 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from handrail.fake_model import validate_request
+from handrail.permissions.context import PermissionContext
 from handrail.server.agent_loop import add_user_content
+from handrail.server.persistence import SessionArchive
 from handrail.server.retention import remove_old_session_files
+from handrail.server.session import Session
 from handrail.server.transcript import INTERRUPTED_NOTE, Transcript, load_transcript
 
 
@@ -101,3 +106,21 @@ def test_old_tool_results_and_transcripts_are_removed(tmp_path: Path) -> None:
     assert (new / "tool-results" / "toolu_1.txt").exists() and (new / "transcript.jsonl").exists()
     assert (tmp_path / "outside.txt").exists()
     assert remove_old_session_files(tmp_path / "missing", 30) == 0
+
+
+async def test_a_resumed_session_saved_again_is_not_stored_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HANDRAIL_STATE_DIR", str(tmp_path))
+    first = Session("s", PermissionContext())
+    first.messages += [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                       {"role": "assistant", "content": [_use("a")]}]
+    await SessionArchive().save(first)
+    resumed = Session("s", PermissionContext())
+    archive = SessionArchive()  # a restarted server
+    await archive.resume(resumed)  # the repair answers the call the file left open
+    add_user_content(resumed.messages, [{"type": "text", "text": "again"}])
+    await archive.save(resumed)
+    again = Session("s", PermissionContext())
+    await SessionArchive().resume(again)
+    assert again.messages == resumed.messages

@@ -23,7 +23,7 @@ from handrail.server.compaction import (
     summarize_older_turns,
 )
 from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
-from handrail.server.session import Session
+from handrail.server.session import Session, content_blocks
 from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
@@ -78,11 +78,7 @@ def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]
     if not blocks:
         return
     if messages and messages[-1]["role"] == "user":
-        last = messages[-1]
-        content = last["content"]
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        last["content"] = [*content, *blocks]
+        messages[-1]["content"] = [*content_blocks(messages[-1]), *blocks]
     else:
         messages.append({"role": "user", "content": blocks})
 
@@ -157,10 +153,11 @@ async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
             config.model, config.system, config.definitions(), compacted, on_usage=on_usage
         )
         compacted = summarized if summarized is not None else compacted
-    if estimate_tokens(compacted) >= before:
+    after = estimate_tokens(compacted)
+    if after >= before:
         return False
     session.messages[:] = compacted
-    session.context_tokens = estimate_tokens(compacted)
+    session.context_tokens = after
     return True
 
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from handrail.server.model_client import ModelClient
+from handrail.server.session import content_blocks
+from handrail.server.usage import input_count, output_count
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +51,7 @@ def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
 
 def context_size(usage: Mapping[str, int]) -> int:
     """Tokens a response's request and answer took, cached input included (it all counts against the window)."""
-    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
-    return sum(int(usage.get(key) or 0) for key in keys)
+    return input_count(usage) + output_count(usage)
 
 
 def needs_compaction(context_tokens: int, window: int) -> bool:
@@ -89,13 +90,8 @@ def _turn_starts(messages: Sequence[dict[str, Any]]) -> list[int]:
         i
         for i, message in enumerate(messages)
         if message["role"] == "user"
-        and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _blocks(message))
+        and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content_blocks(message))
     ]
-
-
-def _blocks(message: dict[str, Any]) -> list[Any]:
-    content = message.get("content")
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
 
 
 async def summarize_older_turns(
@@ -119,7 +115,7 @@ async def summarize_older_turns(
     cut = starts[-keep_turns] if keep_turns else len(messages)
     older = [dict(m) for m in messages[:cut]]
     if older[-1]["role"] == "user":
-        older[-1] = {**older[-1], "content": [*_blocks(older[-1]), {"type": "text", "text": SUMMARY_REQUEST}]}
+        older[-1] = {**older[-1], "content": [*content_blocks(older[-1]), {"type": "text", "text": SUMMARY_REQUEST}]}
     else:
         older.append({"role": "user", "content": [{"type": "text", "text": SUMMARY_REQUEST}]})
     try:
@@ -136,5 +132,5 @@ async def summarize_older_turns(
     rest = list(messages[cut:])
     if not rest:
         return [{"role": "user", "content": [{"type": "text", "text": head}]}]
-    first = {"role": "user", "content": [{"type": "text", "text": head}, *_blocks(rest[0])]}
+    first = {"role": "user", "content": [{"type": "text", "text": head}, *content_blocks(rest[0])]}
     return [first, *rest[1:]]

@@ -36,7 +36,7 @@ class SessionArchive:
         transcript = self._transcript(session_id)
         messages = await asyncio.to_thread(load_transcript, transcript.path)
         # written back whole at the next save: the repair may have added answers the file lacks
-        transcript.mark_written([])
+        transcript.rewrite_at_next_save()
         return messages
 
     async def save(self, session: Session) -> None:

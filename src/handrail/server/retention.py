@@ -7,11 +7,10 @@ import logging
 import time
 from pathlib import Path
 
+from handrail.server.storage import TOOL_RESULTS_DIR
 from handrail.server.transcript import TRANSCRIPT_NAME
 
 log = logging.getLogger(__name__)
-
-DEFAULT_RETENTION_DAYS = 30.0
 
 
 def remove_old_session_files(sessions_dir: Path, max_age_days: float, now: float | None = None) -> int:
@@ -28,7 +27,7 @@ def remove_old_session_files(sessions_dir: Path, max_age_days: float, now: float
         return 0
     for session in sessions:
         candidates = [session / TRANSCRIPT_NAME]
-        results = session / "tool-results"
+        results = session / TOOL_RESULTS_DIR
         if results.is_dir() and not results.is_symlink():
             candidates += [p for p in results.iterdir() if p.is_file() and not p.is_symlink()]
         for path in candidates:

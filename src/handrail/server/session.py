@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,14 @@ from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
 from handrail.tools.shell_session import ShellSession
 from handrail.tools.todos import TodoItem
+
+
+def content_blocks(message: Mapping[str, Any]) -> list[Any]:
+    """A history message's content as a list of blocks (a plain string is one text block)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content) if isinstance(content, list) else []
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import Any
 from handrail.server.model_client import DEFAULT_MODEL, ModelSettings
 from handrail.server.web_search import WebSearchSetting, parse_web_search_setting
 
+DEFAULT_RETENTION_DAYS = 30.0
+
 
 @dataclass(frozen=True)
 class AgentSettings:
@@ -19,7 +21,7 @@ class AgentSettings:
     max_turns: int = 50
     simple_tools: bool | None = None
     # tool-result files and transcripts older than this are removed at start-up
-    retention_days: float = 30.0
+    retention_days: float = DEFAULT_RETENTION_DAYS
     small_model: ModelSettings | None = None  # for WebFetch's answers; None: switched off
     web_search: WebSearchSetting = "auto"
 
@@ -81,6 +83,6 @@ def load_settings(client: Mapping[str, Any] | None, init_options: Mapping[str, A
         model=model,
         max_turns=int(_number(_pick(sources, "maxTurns"), 50)),
         simple_tools=simple if isinstance(simple, bool) else None,
-        retention_days=_number(_pick(sources, "sessionRetentionDays"), 30.0),
+        retention_days=_number(_pick(sources, "sessionRetentionDays"), DEFAULT_RETENTION_DAYS),
         web_search=parse_web_search_setting(_pick(sources[:2], "webSearch")),
     )

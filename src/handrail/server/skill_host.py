@@ -23,7 +23,6 @@ from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule, RuleError, parse_rule
 from handrail.permissions.trust import Approvals
 from handrail.server.session import Session
-from handrail.tools.builtin.skill import skill_tool
 from handrail.tools.definition_files import DefinitionProblem
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import denied_outright
@@ -109,5 +108,8 @@ def skill_pool_tools(skills: SkillCatalog, context: PermissionContext, *, simple
     """The Skill tool for a session's pool (none without skills, in simple mode, or when a deny rule forbids it)."""
     if simple or not skills.skills:
         return ()
+    # the built-in tools (and the Bash analyser) load with the first turn, not at server start
+    from handrail.tools.builtin.skill import skill_tool
+
     tool = skill_tool(skills.descriptions())
     return () if denied_outright(tool, context) else (tool,)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from handrail.server.session import content_blocks
 from handrail.tools.execution import error_block
 
 log = logging.getLogger(__name__)
@@ -39,28 +40,33 @@ class Transcript:
         # the message dicts written, in order (held, not their id()s, which could be reused once freed)
         self._written: list[dict[str, Any]] = []
         self._last_blocks = 0  # how many blocks of the last written message are on disk
+        self._rewrite = False
 
-    def mark_written(self, messages: Sequence[dict[str, Any]]) -> None:
-        """Remember `messages` as already on disk (they were just loaded from it)."""
-        self._written = list(messages)
-        self._last_blocks = len(_content(messages[-1])) if messages else 0
+    def rewrite_at_next_save(self) -> None:
+        """Start the file anew at the next save: what it holds is not the history (a load repaired it)."""
+        self._rewrite = True
 
     def pending(self, messages: Sequence[dict[str, Any]]) -> tuple[bool, list[str]]:
         """(rewrite, lines): the lines that bring the file up to `messages`; rewrite means start the file anew."""
         written = len(self._written)
-        rewrite = written > len(messages) or any(messages[i] is not self._written[i] for i in range(written))
+        rewrite = (
+            self._rewrite
+            or written > len(messages)
+            or any(messages[i] is not self._written[i] for i in range(written))
+        )
         lines: list[str] = []
         if rewrite:
             written = 0
             lines.append(_line({"type": "reset"}))
         elif written:
             last = messages[written - 1]
-            extra = _content(last)[self._last_blocks :]
+            extra = content_blocks(last)[self._last_blocks :]
             if extra:
                 lines.append(_line({"type": "message", "message": {"role": last["role"], "content": extra}}))
         lines += [_line({"type": "message", "message": m}) for m in messages[written:]]
         self._written = list(messages)
-        self._last_blocks = len(_content(messages[-1])) if messages else 0
+        self._last_blocks = len(content_blocks(messages[-1])) if messages else 0
+        self._rewrite = False
         return rewrite, lines
 
     def write(self, rewrite: bool, lines: Sequence[str]) -> None:
@@ -78,13 +84,6 @@ class Transcript:
                     handle.write("".join(lines))
         except OSError as exc:
             log.warning("could not write the transcript %s: %s", self.path, exc)
-
-
-def _content(message: dict[str, Any]) -> list[Any]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return list(content) if isinstance(content, list) else []
 
 
 def load_transcript(path: Path) -> list[dict[str, Any]]:
@@ -109,7 +108,7 @@ def load_transcript(path: Path) -> list[dict[str, Any]]:
             continue
         if message.get("role") not in ("user", "assistant"):
             continue
-        blocks = _content(message)
+        blocks = content_blocks(message)
         if messages and messages[-1]["role"] == message["role"] == "user":
             messages[-1]["content"] = [*messages[-1]["content"], *blocks]
         else:
