@@ -49,13 +49,12 @@ from handrail.server.skill_host import (
     skill_pool_tools,
 )
 from handrail.server.small_model import ClientSmallModel
-from handrail.server.storage import session_storage
+from handrail.server.storage import TOOL_RESULTS_DIR, session_storage, sessions_dir
 from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
 from handrail.server.system_prompt import system_prompt
 from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.server.web_search import server_tools
-from handrail.state import state_dir
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
@@ -227,7 +226,7 @@ def create_server() -> HandrailServer:
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
         retention = load_settings(None, ls.init_options).retention_days
-        ls.in_background(asyncio.to_thread(remove_old_session_files, state_dir() / "sessions", retention))
+        ls.in_background(asyncio.to_thread(remove_old_session_files, sessions_dir(), retention))
         if ls.init_options.get("watchFiles", True) is not False:
             ls.watcher = WorkspaceWatcher(asyncio.get_running_loop(), ls.on_disk_change)
             try:
@@ -508,7 +507,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         cwd=roots[0],
         workspace_roots=roots,
         tool_names=tuple(t.name for t in pool.tools),
-        results_dir=session_storage(session.id) / "tool-results",
+        results_dir=session_storage(session.id) / TOOL_RESULTS_DIR,
         session_id=session.id,
     )
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
