@@ -16,7 +16,8 @@ from pygls.lsp.server import LanguageServer
 from handrail.server.chat import ChatChannel
 from handrail.server.client_features import ClientFeatures
 from handrail.server.lsp_values import field_of
-from handrail.server.prompter import send_cancellable
+from handrail.server.prompter import PERMISSION_METHOD, permission_params, send_cancellable
+from handrail.tools.context import PermissionRequest
 from handrail.tools.questions import PlanVerdict, Question
 
 APPROVE_PLAN = "Approve plan"
@@ -107,17 +108,16 @@ class LspQuestions:
 
     async def _approve(self, tool_use_id: str, plan: str) -> PlanVerdict:
         if self._features.permission_request:
-            params: dict[str, Any] = {
-                "sessionId": self._chat.session_id,
-                "toolUseId": tool_use_id,
-                "tool": "ExitPlanMode",
-                "input": {"plan": plan},
-                "summary": "Approve the plan and leave plan mode",
-                "reason": "the agent finished planning and asks to start changing things",
-                "diff": None,
-                "suggestions": [],
-            }
-            answer = await send_cancellable(self._server, "handrail/permission", params)
+            request = PermissionRequest(
+                tool_name="ExitPlanMode",
+                tool_use_id=tool_use_id,
+                input={"plan": plan},
+                summary="Approve the plan and leave plan mode",
+                reason="the agent finished planning and asks to start changing things",
+            )
+            answer = await send_cancellable(
+                self._server, PERMISSION_METHOD, permission_params(self._chat.session_id, request)
+            )
             decision = field_of(answer, "decision")
             feedback = field_of(answer, "feedback")
             verdict = PlanVerdict(decision in ("allow", "allowAlways"), feedback if isinstance(feedback, str) else None)
