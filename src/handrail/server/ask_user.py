@@ -6,7 +6,6 @@ declared, else a message with "Approve plan" / "Keep planning".
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -55,13 +54,10 @@ class LspQuestions:
 
     async def ask_questions(self, tool_use_id: str, questions: Sequence[Question]) -> Mapping[str, str] | None:
         """Ask every question; None when the user declined (closed a prompt without answering)."""
-        try:
+        with self._chat.prompt(tool_use_id):
             if self._features.ask_user:
                 return await self._ask_rich(tool_use_id, questions)
             return await self._ask_plain(questions)
-        except asyncio.CancelledError:
-            self._chat.permission(tool_use_id, "cancelled")  # lets the client close exactly this prompt
-            raise
 
     async def _ask_plain(self, questions: Sequence[Question]) -> Mapping[str, str] | None:
         answers: dict[str, str] = {}
@@ -98,11 +94,8 @@ class LspQuestions:
 
     async def approve_plan(self, tool_use_id: str, plan: str) -> PlanVerdict:
         """Show the plan and ask for approval, the way permission prompts are asked."""
-        try:
+        with self._chat.prompt(tool_use_id):
             verdict = await self._approve(tool_use_id, plan)
-        except asyncio.CancelledError:
-            self._chat.permission(tool_use_id, "cancelled")
-            raise
         self._chat.permission(tool_use_id, "allow" if verdict.approved else "deny")
         return verdict
 

@@ -93,14 +93,11 @@ class LspPrompter:
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         """Ask, and report the answer to the chat view (an abandoned prompt as "cancelled", so it can close)."""
-        try:
+        with self._chat.prompt(request.tool_use_id):
             if self._features.permission_request:
                 answer = await self._ask_rich(request)
             else:
                 answer = await self._ask_plain(request)
-        except asyncio.CancelledError:
-            self._chat.permission(request.tool_use_id, "cancelled")
-            raise
         if answer.decision == "allow_always" and answer.rule and answer.destination != "session":
             try:
                 await self._persist(answer.destination, answer.rule)
