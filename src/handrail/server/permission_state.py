@@ -16,7 +16,7 @@ from typing import Any
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.persist import Destination, add_rule
 from handrail.permissions.sources import LoadedSource, local_settings_path, project_settings_path, user_settings_path
-from handrail.permissions.trust import save_approvals
+from handrail.permissions.trust import Approvals, save_approvals
 from handrail.permissions.workspace import WorkspacePermissions, load_workspace_permissions
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,10 @@ class PermissionState:
         approvals = current.approvals
         for path, digest in files:
             approvals = approvals.with_approval(path, digest)
+        await self.store_approvals(current, approvals)
+
+    async def store_approvals(self, current: WorkspacePermissions, approvals: Approvals) -> None:
+        """Save `approvals` (built on `current.approvals`) in the approvals file, then reload."""
         await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
         await self.refresh()
 
