@@ -16,12 +16,12 @@ from handrail.server.chat import ChatChannel
 from handrail.server.client_features import ClientFeatures
 from handrail.server.lsp_values import field_of
 from handrail.server.prompter import PERMISSION_METHOD, permission_params, send_cancellable
+from handrail.server.protocol import ASK_USER_METHOD
 from handrail.tools.context import PermissionRequest
 from handrail.tools.questions import PlanVerdict, Question
 
 APPROVE_PLAN = "Approve plan"
 KEEP_PLANNING = "Keep planning"
-ASK_USER_METHOD = "handrail/askUser"
 _PLAN_CHARS_IN_MESSAGE = 4000
 
 

@@ -46,7 +46,8 @@ ANSWERED = "$/handrail/answered"
 
 log = logging.getLogger(__name__)
 
-PLAIN_RESULT_METHODS = frozenset({"handrail/askUser"})
+ASK_USER_METHOD = "handrail/askUser"
+PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD})
 
 
 class HandrailProtocol(LanguageServerProtocol):
