@@ -351,12 +351,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(step, Drop):
             self._abort()
         elif isinstance(step, Malformed):
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(step.data)))
-            self.end_headers()
-            self._headers_sent = True
-            self._write(step.data)
+            self._send_body(200, step.data)
         elif isinstance(step, Hold):
             step.held.set()
             if self._hold(step):
@@ -376,38 +371,34 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_events(events)
             self._end_stream()
         elif isinstance(step, StreamError):
-            events = sse.reply_events(step.reply, model)
-            cut = sse.cut_index(events, step.after_blocks, step.partial_block)
-            self._start_stream()
-            self._send_events(events[:cut])
+            self._stream_until_cut(step, model)
             self._send_events([sse.error_body(step.error_type, step.message)])
             self._end_stream()
         elif isinstance(step, Drop):
-            events = sse.reply_events(step.reply, model)
-            cut = sse.cut_index(events, step.after_blocks, step.partial_block)
-            self._start_stream()
-            self._send_events(events[:cut])
+            self._stream_until_cut(step, model)
             self._abort()
         elif isinstance(step, Malformed):
-            events = sse.reply_events(step.reply, model)
-            cut = sse.cut_index(events, step.after_blocks, step.partial_block)
-            self._start_stream()
-            self._send_events(events[:cut])
-            self._write(b"%x\r\n%s\r\n" % (len(step.data), step.data))
+            self._stream_until_cut(step, model)
+            self._send_chunk(step.data)
             self._end_stream()
         elif isinstance(step, Hold):
-            events = sse.reply_events(step.reply, model)
-            cut = sse.cut_index(events, step.after_blocks, step.partial_block)
             # Set before sending, so a client that has seen the part before the
             # hold can rely on `held` without racing the server.
             step.held.set()
-            self._start_stream()
-            self._send_events(events[:cut])
+            rest = self._stream_until_cut(step, model)
             if self._hold(step):
-                self._send_events(events[cut:])
+                self._send_events(rest)
                 self._end_stream()
         else:
             raise TypeError(f"not a script step: {step!r}")
+
+    def _stream_until_cut(self, fault: StreamError | Drop | Malformed | Hold, model: str) -> list[sse.Event]:
+        """Start the stream of `fault.reply` and send its events up to the fault's cut; returns the rest."""
+        events = sse.reply_events(fault.reply, model)
+        cut = sse.cut_index(events, fault.after_blocks, fault.partial_block)
+        self._start_stream()
+        self._send_events(events[:cut])
+        return events[cut:]
 
     def _hold(self, hold: Hold) -> bool:
         """Wait for `hold.release`; False (connection aborted) if the client left or the server stops."""
@@ -436,11 +427,13 @@ class _Handler(BaseHTTPRequestHandler):
     # -- low-level writing ---------------------------------------------------------
 
     def _send_json(self, status: int, obj: object, headers: Iterable[tuple[str, str]] = ()) -> None:
-        data = json.dumps(obj).encode()
+        self._send_body(status, json.dumps(obj).encode(), [("request-id", sse.new_request_id()), *headers])
+
+    def _send_body(self, status: int, data: bytes, headers: Iterable[tuple[str, str]] = ()) -> None:
+        """A whole response with a JSON content type (`data` need not be valid JSON)."""
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
-        self.send_header("request-id", sse.new_request_id())
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
@@ -474,8 +467,10 @@ class _Handler(BaseHTTPRequestHandler):
         # One chunk per event, written straight to the socket, so the client
         # sees each event as soon as it is "generated".
         for event in events:
-            data = sse.encode_event(event)
-            self._write(b"%x\r\n%s\r\n" % (len(data), data))
+            self._send_chunk(sse.encode_event(event))
+
+    def _send_chunk(self, data: bytes) -> None:
+        self._write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def _end_stream(self) -> None:
         self._write(b"0\r\n\r\n")

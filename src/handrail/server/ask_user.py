@@ -6,7 +6,6 @@ declared, else a message with "Approve plan" / "Keep planning".
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,12 +15,13 @@ from pygls.lsp.server import LanguageServer
 from handrail.server.chat import ChatChannel
 from handrail.server.client_features import ClientFeatures
 from handrail.server.lsp_values import field_of
-from handrail.server.prompter import send_cancellable
+from handrail.server.prompter import PERMISSION_METHOD, permission_params, send_cancellable
+from handrail.server.protocol import ASK_USER_METHOD
+from handrail.tools.context import PermissionRequest
 from handrail.tools.questions import PlanVerdict, Question
 
 APPROVE_PLAN = "Approve plan"
 KEEP_PLANNING = "Keep planning"
-ASK_USER_METHOD = "handrail/askUser"
 _PLAN_CHARS_IN_MESSAGE = 4000
 
 
@@ -54,13 +54,10 @@ class LspQuestions:
 
     async def ask_questions(self, tool_use_id: str, questions: Sequence[Question]) -> Mapping[str, str] | None:
         """Ask every question; None when the user declined (closed a prompt without answering)."""
-        try:
+        with self._chat.prompt(tool_use_id):
             if self._features.ask_user:
                 return await self._ask_rich(tool_use_id, questions)
             return await self._ask_plain(questions)
-        except asyncio.CancelledError:
-            self._chat.permission(tool_use_id, "cancelled")  # lets the client close exactly this prompt
-            raise
 
     async def _ask_plain(self, questions: Sequence[Question]) -> Mapping[str, str] | None:
         answers: dict[str, str] = {}
@@ -97,27 +94,23 @@ class LspQuestions:
 
     async def approve_plan(self, tool_use_id: str, plan: str) -> PlanVerdict:
         """Show the plan and ask for approval, the way permission prompts are asked."""
-        try:
+        with self._chat.prompt(tool_use_id):
             verdict = await self._approve(tool_use_id, plan)
-        except asyncio.CancelledError:
-            self._chat.permission(tool_use_id, "cancelled")
-            raise
         self._chat.permission(tool_use_id, "allow" if verdict.approved else "deny")
         return verdict
 
     async def _approve(self, tool_use_id: str, plan: str) -> PlanVerdict:
         if self._features.permission_request:
-            params: dict[str, Any] = {
-                "sessionId": self._chat.session_id,
-                "toolUseId": tool_use_id,
-                "tool": "ExitPlanMode",
-                "input": {"plan": plan},
-                "summary": "Approve the plan and leave plan mode",
-                "reason": "the agent finished planning and asks to start changing things",
-                "diff": None,
-                "suggestions": [],
-            }
-            answer = await send_cancellable(self._server, "handrail/permission", params)
+            request = PermissionRequest(
+                tool_name="ExitPlanMode",
+                tool_use_id=tool_use_id,
+                input={"plan": plan},
+                summary="Approve the plan and leave plan mode",
+                reason="the agent finished planning and asks to start changing things",
+            )
+            answer = await send_cancellable(
+                self._server, PERMISSION_METHOD, permission_params(self._chat.session_id, request)
+            )
             decision = field_of(answer, "decision")
             feedback = field_of(answer, "feedback")
             verdict = PlanVerdict(decision in ("allow", "allowAlways"), feedback if isinstance(feedback, str) else None)

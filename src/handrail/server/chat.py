@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from lsprotocol import types
@@ -67,6 +70,16 @@ class ChatChannel:
     def permission(self, tool_use_id: str, decision: str) -> None:
         """The user answered a permission prompt."""
         self._send("permission", toolUseId=tool_use_id, decision=decision)
+
+    @contextmanager
+    def prompt(self, tool_use_id: str) -> Iterator[None]:
+        """Around asking the user about `tool_use_id`: if the asking is cancelled, say "cancelled", so the client
+        can close exactly this prompt."""
+        try:
+            yield
+        except asyncio.CancelledError:
+            self.permission(tool_use_id, "cancelled")
+            raise
 
     def mode(self, mode: str) -> None:
         """The session's permission mode changed."""

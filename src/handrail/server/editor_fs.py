@@ -198,8 +198,7 @@ class EditorFileSystem:
         current = document.source
         if base is not None and text_hash(current) != base.content_hash:
             raise WriteConflictError(f"{path} changed in the editor while the edit was prepared; read it again.")
-        disk = await asyncio.to_thread(_try_read_disk, path)
-        was_clean = disk is not None and disk.text == current
+        was_clean = not (await asyncio.to_thread(self._buffers.view, document.uri, path, current)).dirty
         version = document.version
         encoding = str(self._server.workspace.position_encoding or "utf-16")
         start, end, replacement = minimal_change(current, text)

@@ -21,7 +21,6 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from handrail.permissions.mcp_approval import server_trust, with_server_approved
-from handrail.permissions.trust import save_approvals
 from handrail.server.lsp_values import field_of
 from handrail.server.permission_state import PermissionState
 from handrail.tools.mcp.config import McpServerConfig, collect_servers
@@ -199,8 +198,8 @@ class McpManager:
         approvals = with_server_approved(
             current.approvals, name=name, file=blocked.config.file, digest=blocked.config.digest
         )
-        await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
-        await self.sync()
+        await self._permissions.store_approvals(current, approvals)
+        await self.sync(reload=False)
         return {"approved": True, "name": name}
 
     # ------------------------------------------------------------------ reporting

@@ -54,6 +54,11 @@ class ModelResponse:
     stop_reason: str | None
     usage: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def text(self) -> str:
+        """The message's text blocks, joined."""
+        return "".join(block.get("text", "") for block in self.content if block.get("type") == "text")
+
 
 class ModelError(Exception):
     """The model could not be reached or answered with an error that retries did not cure."""

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.persist import Destination, add_rule
 from handrail.permissions.sources import LoadedSource, local_settings_path, project_settings_path, user_settings_path
-from handrail.permissions.trust import save_approvals
+from handrail.permissions.trust import Approvals, save_approvals
 from handrail.permissions.workspace import WorkspacePermissions, load_workspace_permissions
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,11 @@ SETTINGS_FILE_NAMES = frozenset({"settings.json", "settings.local.json"})
 def is_settings_file(path: Path) -> bool:
     """Whether a changed path is one of handrail's settings files in a workspace."""
     return path.name in SETTINGS_FILE_NAMES and path.parent.name == ".handrail"
+
+
+def _contents(sources: Iterable[LoadedSource]) -> list[tuple[Path, str]]:
+    """(path, sha256) of the current content of each source that has a file."""
+    return [(s.path, s.digest) for s in sources if s.path is not None and s.digest is not None]
 
 
 class PermissionState:
@@ -87,25 +92,23 @@ class PermissionState:
         """Approve the current contents of the project settings files; returns how many were approved."""
         current = self.current or await self.refresh()
         pending = current.awaiting_approval()
-        await self._approve(current, pending)
+        await self._approve(current, _contents(pending))
         return len(pending)
 
     async def approve_digests(self, files: Sequence[tuple[Path, str]]) -> None:
         """Store the approval of these files' contents (path, sha256), e.g. project skills; then reload."""
-        if not files:
-            return
-        current = self.current or await self.refresh()
+        if files:
+            await self._approve(self.current or await self.refresh(), files)
+
+    async def _approve(self, current: WorkspacePermissions, files: Iterable[tuple[Path, str]]) -> None:
+        """Store the approval of these files' contents (path, sha256), then reload."""
         approvals = current.approvals
         for path, digest in files:
             approvals = approvals.with_approval(path, digest)
-        await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
-        await self.refresh()
+        await self.store_approvals(current, approvals)
 
-    async def _approve(self, current: WorkspacePermissions, sources: Sequence[LoadedSource]) -> None:
-        """Store the approval of these files' current contents, then reload."""
-        approvals = current.approvals
-        for source in sources:
-            approvals = approvals.approve(source)
+    async def store_approvals(self, current: WorkspacePermissions, approvals: Approvals) -> None:
+        """Save `approvals` (built on `current.approvals`) in the approvals file, then reload."""
         await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
         await self.refresh()
 
@@ -123,5 +126,5 @@ class PermissionState:
         await asyncio.to_thread(add_rule, path, "allow", rule)
         current = await self.refresh()
         if destination == "projectSettings":  # the user chose this content: keep the file approved
-            await self._approve(current, [s for s in current.loaded.of("project") if s.path == path])
+            await self._approve(current, _contents(s for s in current.loaded.of("project") if s.path == path))
         return path

@@ -20,6 +20,7 @@ from handrail.tools.context import PermissionAnswer, PermissionRequest
 DESTINATIONS = get_args(Destination)
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
+PERMISSION_METHOD = "handrail/permission"
 _DIFF_LINES_IN_MESSAGE = 40
 
 
@@ -45,6 +46,23 @@ def message_text(request: PermissionRequest) -> str:
         if len(diff_lines) > _DIFF_LINES_IN_MESSAGE:
             lines.append(f"… {len(diff_lines) - _DIFF_LINES_IN_MESSAGE} more diff lines")
     return "\n".join(lines)
+
+
+def permission_params(session_id: str, request: PermissionRequest) -> dict[str, Any]:
+    """The params of a `handrail/permission` request."""
+    params: dict[str, Any] = {
+        "sessionId": session_id,
+        "toolUseId": request.tool_use_id,
+        "tool": request.tool_name,
+        "input": dict(request.input),
+        "summary": request.summary,
+        "reason": request.reason,
+        "diff": request.diff,
+        "suggestions": list(request.suggestions),
+    }
+    if request.agent is not None:
+        params["agent"] = {"toolUseId": request.agent.tool_use_id, "description": request.agent.description}
+    return params
 
 
 async def send_cancellable(server: LanguageServer, method: str, params: Any) -> Any:
@@ -75,14 +93,11 @@ class LspPrompter:
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         """Ask, and report the answer to the chat view (an abandoned prompt as "cancelled", so it can close)."""
-        try:
+        with self._chat.prompt(request.tool_use_id):
             if self._features.permission_request:
                 answer = await self._ask_rich(request)
             else:
                 answer = await self._ask_plain(request)
-        except asyncio.CancelledError:
-            self._chat.permission(request.tool_use_id, "cancelled")
-            raise
         if answer.decision == "allow_always" and answer.rule and answer.destination != "session":
             try:
                 await self._persist(answer.destination, answer.rule)
@@ -115,19 +130,7 @@ class LspPrompter:
         return PermissionAnswer("deny")
 
     async def _ask_rich(self, request: PermissionRequest) -> PermissionAnswer:
-        params = {
-            "sessionId": self._chat.session_id,
-            "toolUseId": request.tool_use_id,
-            "tool": request.tool_name,
-            "input": dict(request.input),
-            "summary": request.summary,
-            "reason": request.reason,
-            "diff": request.diff,
-            "suggestions": list(request.suggestions),
-        }
-        if request.agent is not None:
-            params["agent"] = {"toolUseId": request.agent.tool_use_id, "description": request.agent.description}
-        answer = await self._request("handrail/permission", params)
+        answer = await self._request(PERMISSION_METHOD, permission_params(self._chat.session_id, request))
         decision = field_of(answer, "decision")
         if decision == "allow":
             return PermissionAnswer("allow")

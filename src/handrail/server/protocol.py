@@ -16,7 +16,8 @@ whose params do not fit its method is answered InvalidParams (pygls answered
 nothing, leaving the client waiting); a message that is not JSON-RPC at all is
 answered with a null id; before `initialize`, requests get ServerNotInitialized
 and notifications are dropped, as the LSP specification says.
->>>>>>> main
+
+Documents are kept by `server.documents` (`adopt_block_documents`), not by pygls's TextDocument.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ ANSWERED = "$/handrail/answered"
 
 log = logging.getLogger(__name__)
 
-PLAIN_RESULT_METHODS = frozenset({"handrail/askUser"})
+ASK_USER_METHOD = "handrail/askUser"
+PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD})
 
 
 class HandrailProtocol(LanguageServerProtocol):
@@ -91,6 +93,7 @@ class HandrailProtocol(LanguageServerProtocol):
             handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         ) is not None:
             yield handler, (params,), None
+
     def get_result_type(self, method: str) -> Any:  # type: ignore[override]  # pygls wraps its own in lru_cache
         """Results of `handrail/askUser` stay plain dicts: their keys are question texts, which pygls's
         namedtuples would rename."""

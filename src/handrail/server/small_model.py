@@ -32,7 +32,7 @@ class ClientSmallModel:
             raise SmallModelError(f"no answer within {TIME_LIMIT_SECONDS:.0f} seconds") from exc
         except Exception as exc:
             raise SmallModelError(describe_error(exc)) from exc
-        text = "".join(b.get("text", "") for b in response.content if b.get("type") == "text") or "".join(parts)
+        text = response.text or "".join(parts)
         if not text.strip():
             raise SmallModelError("the model gave an empty answer")
         return text
