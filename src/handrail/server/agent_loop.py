@@ -83,10 +83,6 @@ def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]
         messages.append({"role": "user", "content": blocks})
 
 
-def _text_of(content: list[dict[str, Any]]) -> str:
-    return "".join(block.get("text", "") for block in content if block.get("type") == "text")
-
-
 def _partial_content(text: str, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
     """The assistant message as far as it streamed: its text and the tool calls that completed."""
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
@@ -218,7 +214,7 @@ async def run_turn(
             continue
         if config.usage is not None:
             config.usage.add(response.usage)
-        last_text = _text_of(response.content) or last_text
+        last_text = response.text or last_text
         session.context_tokens = context_size(response.usage)
         session.messages.append({"role": "assistant", "content": response.content})
         try:
@@ -237,7 +233,7 @@ async def run_turn(
         if not blocks and response.stop_reason == "pause_turn":
             continue  # a long server-side tool turn (web search) paused: send the message back to let it go on
         if not blocks:
-            return TurnResult(response.stop_reason or "end_turn", _text_of(response.content))
+            return TurnResult(response.stop_reason or "end_turn", response.text)
         _record_results(session, outcomes)
         add_user_content(session.messages, blocks[len(outcomes) :])
         if config.reminders is not None:

@@ -124,7 +124,7 @@ async def summarize_older_turns(
         )
         if on_usage is not None:
             on_usage(response.usage)
-        summary = "".join(b.get("text", "") for b in response.content if b.get("type") == "text").strip()
+        summary = response.text.strip()
     except Exception as exc:
         log.warning("summarizing the conversation failed: %s", exc)
         summary = ""
