@@ -9,14 +9,14 @@ is joined only when someone reads it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
+from handrail.server.positions import LINE_BREAK, column_in_line
+
 BLOCK_CHARS = 1 << 14
-_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _breaks(text: str) -> int:
@@ -29,7 +29,7 @@ def _split(text: str) -> list[str]:
     blocks: list[str] = []
     start = 0
     while len(text) - start > BLOCK_CHARS:
-        found = _BREAK.search(text, start + BLOCK_CHARS)
+        found = LINE_BREAK.search(text, start + BLOCK_CHARS)
         if found is None:
             break
         end = found.end()
@@ -40,25 +40,6 @@ def _split(text: str) -> list[str]:
     if start < len(text) or not blocks:
         blocks.append(text[start:])
     return blocks
-
-
-def _column(line: str, character: int, encoding: str) -> int:
-    """The index in `line` (without its break) of a position counted in the client's units, clamped to the
-    line; a position inside a character is before it (as `positions.offset_at`)."""
-    if character <= 0:
-        return 0
-    if line.isascii() or encoding == types.PositionEncodingKind.Utf32:
-        return min(character, len(line))
-    units = 0
-    for index, char in enumerate(line):
-        code = ord(char)
-        if encoding == types.PositionEncodingKind.Utf8:
-            units += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
-        else:
-            units += 2 if code >= 0x10000 else 1
-        if units > character:
-            return index
-    return len(line)
 
 
 class BlockText:
@@ -80,7 +61,7 @@ class BlockText:
     def _line_starts(self, index: int) -> list[int]:
         starts = self._starts[index]
         if starts is None:
-            starts = self._starts[index] = [0, *(m.end() for m in _BREAK.finditer(self._blocks[index]))]
+            starts = self._starts[index] = [0, *(m.end() for m in LINE_BREAK.finditer(self._blocks[index]))]
         return starts
 
     def locate(self, position: types.Position, encoding: str) -> tuple[int, int]:
@@ -96,7 +77,7 @@ class BlockText:
                 block = self._blocks[index]
                 end = starts[line + 1] if line + 1 < len(starts) else len(block)
                 content = block[starts[line] : end].rstrip("\r\n") if end > starts[line] else ""
-                return index, starts[line] + _column(content, position.character, encoding)
+                return index, starts[line] + column_in_line(content, position.character, encoding)
             first += count
         return last, len(self._blocks[last])
 

@@ -10,7 +10,8 @@ import re
 
 from lsprotocol import types
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""LSP's line breaks (and no others)."""
 
 
 def _units(text: str, encoding: str) -> int:
@@ -25,7 +26,7 @@ def position_at(text: str, offset: int, encoding: str = "utf-16") -> types.Posit
     """The LSP position of code-point `offset` in `text`."""
     line = 0
     line_start = 0
-    for match in _LINE_BREAK.finditer(text, 0, offset):
+    for match in LINE_BREAK.finditer(text, 0, offset):
         if match.end() > offset:
             break
         line += 1
@@ -58,19 +59,31 @@ def minimal_change(old: str, new: str) -> tuple[int, int, str]:
 def offset_at(text: str, position: types.Position, encoding: str = "utf-16") -> int:
     """The code-point offset of an LSP `position` in `text`, clamped to its line (and to the end of the text)."""
     line_start, line_end = 0, len(text)
-    for line, match in enumerate(_LINE_BREAK.finditer(text)):
+    for line, match in enumerate(LINE_BREAK.finditer(text)):
         if line == position.line:
             line_end = match.start()
             break
         line_start = match.end()
     else:
-        if position.line > len(_LINE_BREAK.findall(text)):
+        if position.line > len(LINE_BREAK.findall(text)):
             return len(text)
+    return line_start + column_in_line(text[line_start:line_end], position.character, encoding)
+
+
+def column_in_line(line: str, character: int, encoding: str) -> int:
+    """The index in `line` (without its break) of a position counted in the client's units, clamped to the
+    line; a position inside a character is before it."""
+    if character <= 0:
+        return 0
+    if line.isascii() or encoding == types.PositionEncodingKind.Utf32:
+        return min(character, len(line))
     units = 0
-    offset = line_start
-    while offset < line_end:
-        units += _units(text[offset], encoding)
-        if units > position.character:  # a position inside a character: before it
-            break
-        offset += 1
-    return offset
+    for index, char in enumerate(line):
+        code = ord(char)
+        if encoding == types.PositionEncodingKind.Utf8:
+            units += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+        else:
+            units += 2 if code >= 0x10000 else 1
+        if units > character:
+            return index
+    return len(line)
