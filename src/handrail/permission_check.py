@@ -10,6 +10,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,11 +19,15 @@ from pydantic import ValidationError
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.settings import PermissionMode
 from handrail.permissions.workspace import load_workspace_permissions
+from handrail.tools.agent_definitions import load_agent_catalog
+from handrail.tools.builtin.task import task_tool
+from handrail.tools.builtin_agents import BUILTIN_AGENTS
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOptions, ToolUseContext
 from handrail.tools.execution import format_validation_error, parse_input
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import DiskFileSystem
 from handrail.tools.permission_flow import decide_call
+from handrail.tools.protocol import Tool
 from handrail.tools.registry import all_base_tools, find_tool
 
 
@@ -43,9 +48,16 @@ def _refusal(message: str) -> dict[str, Any]:
     return {"behavior": "deny", "reason": {"type": "other", "message": message, "rule": None}, "suggestions": []}
 
 
+@lru_cache(maxsize=4)
+def _checkable_tools(cwd: Path) -> tuple[Tool[Any], ...]:
+    """The built-ins and Task with the agent types a session at `cwd` would offer (`Agent(Explore)` rules)."""
+    catalog = load_agent_catalog(BUILTIN_AGENTS, (cwd,))
+    return (*all_base_tools(), task_tool(catalog.descriptions()))
+
+
 async def check(tool_name: str, raw_input: Any, context: PermissionContext, cwd: Path) -> dict[str, Any]:
     """One decision as a JSON-ready object: behavior, reason, suggestions."""
-    tool = find_tool(all_base_tools(), tool_name)
+    tool = find_tool(_checkable_tools(cwd), tool_name)
     if tool is None:
         return _refusal(f"no such tool: {tool_name}")
     try:

@@ -31,6 +31,15 @@ def test_commands_for_picks_matching_groups_in_source_order() -> None:
                                                                   ("d", 60.0, "project")]
 
 
+
+def test_commands_for_matches_a_tool_by_its_aliases() -> None:
+    config = {"PreToolUse": [{"matcher": "Agent", "hooks": [{"command": "old-name"}]},
+                             {"matcher": "Ag.*", "hooks": [{"command": "regex"}]},
+                             {"matcher": "Task", "hooks": [{"command": "new-name"}]}]}
+    found = commands_for([("user", config)], "PreToolUse", "Task", ("Agent",))
+    assert [c.command for c in found] == ["old-name", "regex", "new-name"]
+    assert [c.command for c in commands_for([("user", config)], "PreToolUse", "Task")] == ["new-name"]
+
 def _py(code: str) -> str:
     return f"{sys.executable} -c {json.dumps(code)}"
 

@@ -266,3 +266,24 @@ def test_handrails_own_settings_are_protected(ws: Path, monkeypatch: pytest.Monk
     decision = _decide(_edit(ws / target), _ctx(ws, "bypassPermissions"))
     assert (decision.behavior, decision.reason.type) == ("ask", "safety_check")
     assert "handrail's own settings" in decision.reason.message
+
+
+# ---------------------------------------------------------------- a tool's other names
+
+
+def _task(agent_type: str) -> CallFacts:
+    return CallFacts("Task", True, agent_type, aliases=("Agent",))
+
+
+def test_rules_written_with_an_alias_apply_to_the_tool(ws: Path) -> None:
+    assert _decide(_task("Explore"), _ctx(ws, deny=("Agent",))).behavior == "deny"
+    asked = _decide(_task("Explore"), _ctx(ws, ask=("Agent(Explore)",)))
+    assert asked.behavior == "ask" and asked.reason.rule == "Agent(Explore)"
+    assert _decide(_task("general-purpose"), _ctx(ws, ask=("Agent(Explore)",))).behavior == "allow"
+    allowed = _decide(_task("Explore"), _ctx(ws, allow=("Agent",)), PermissionCheck("ask", "asks"))
+    assert allowed.behavior == "allow" and allowed.reason.rule == "Agent"
+
+
+def test_an_alias_rule_does_not_reach_tools_without_that_alias(ws: Path) -> None:
+    assert _decide(CallFacts("Task", True, "Explore"), _ctx(ws, deny=("Agent",))).behavior == "allow"
+    assert _decide(_task("Explore"), _ctx(ws, deny=("Task(Explore)",))).behavior == "deny"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from handrail.permissions.paths import kernel_realpath
+from handrail.permissions.paths import Roots, absolute_text, kernel_realpath
 
 
 @pytest.fixture
@@ -49,6 +49,9 @@ SHAPES = [
     "ws//src//a.py",
     "ws/new/.",
     "ws/new/..",
+    "ws/new//deeper/x",
+    "ws/src/new/",
+    "ws/.hidden/../src",
 ]
 
 
@@ -62,3 +65,27 @@ def test_relative_and_root(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tree / "ws")
     for text in ("src/a.py", "rel", "missing/x", "", ".", "/", "/proc/self"):
         assert kernel_realpath(text) == os.path.realpath(text), text
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_absolute_text_is_abspath(tree: Path, shape: str) -> None:
+    text = f"{tree}/{shape}"
+    assert absolute_text(text) == os.path.abspath(text)
+
+
+@pytest.mark.parametrize(
+    ("roots", "path", "inside"),
+    [
+        (("/tmp/ab",), "/tmp/ab", True),
+        (("/tmp/ab",), "/tmp/ab/c", True),
+        (("/tmp/ab",), "/tmp/abc", False),
+        (("/tmp/ab",), "/tmp/a", False),
+        (("/",), "/anything/at/all", True),
+        (("/tmp/a.b",), "/tmp/aXb", False),  # a dot in a root is a dot, not a regex wildcard
+        ((), "/tmp", False),
+    ],
+)
+def test_roots_contain_by_path_components(roots: tuple[str, ...], path: str, inside: bool) -> None:
+    found = Roots(roots, roots)
+    assert found.contain(path) is inside
+    assert found.contain_both(path, path) is inside

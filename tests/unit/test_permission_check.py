@@ -55,6 +55,15 @@ def test_mode_and_unknown_tools(tmp_path: Path) -> None:
     assert _check(root, "Read", json.dumps({"file_path": str(root / "x")}))["behavior"] == "allow"
 
 
+def test_agent_rules_name_the_agent_type_under_either_name(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"permissions": {"deny": ["Agent(Explore)"]}})
+    explore = json.dumps({"description": "look", "prompt": "find it", "subagent_type": "Explore"})
+    denied = _check(root, "Task", explore)
+    assert denied["behavior"] == "deny" and denied["reason"]["rule"] == "Agent(Explore)"  # type: ignore[index]
+    assert _check(root, "Agent", explore)["behavior"] == "deny"
+    assert _check(root, "Agent", json.dumps({"description": "d", "prompt": "p"}))["behavior"] == "allow"
+
+
 def test_jsonl_through_the_console_script(tmp_path: Path) -> None:
     root = _workspace(tmp_path, {"permissions": {"deny": ["Read(./secret.env)"]}})
     lines = "\n".join([

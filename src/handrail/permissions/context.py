@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from handrail.permissions.file_rules import FileRules
 from handrail.permissions.paths import Roots
@@ -16,6 +16,7 @@ from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, Load
 from handrail.permissions.trust import Approvals, file_trust, inactive_reason
 
 RuleBehavior = Literal["allow", "deny", "ask"]
+T = TypeVar("T")
 BYPASS_DISABLED_REASON = "inactive: bypassPermissions mode is disabled by policy"
 AUTO_FROM_WORKSPACE_REASON = "inactive: only user settings, policy or the cli may turn auto mode on"
 
@@ -111,39 +112,69 @@ class PermissionContext:
         rules: tuple[PermissionRule, ...] = getattr(self, behavior)
         return rules
 
-    def rules_for_tool(self, behavior: RuleBehavior, tool_name: str) -> tuple[PermissionRule, ...]:
-        """The rules under `behavior` that can concern `tool_name`, in order (indexed once per context)."""
-        index: dict[tuple[str, str], tuple[PermissionRule, ...]] | None = self.__dict__.get("_by_tool")
+    def rules_for_tool(
+        self, behavior: RuleBehavior, tool_name: str, aliases: tuple[str, ...] = ()
+    ) -> tuple[PermissionRule, ...]:
+        """The rules under `behavior` that can concern `tool_name` (or one of its `aliases`), in order.
+
+        Indexed once per context: a rule written with a tool's old name (`Agent` for Task)
+        applies to the tool as if written with its name.
+        """
+        index: dict[tuple[str, str, tuple[str, ...]], tuple[PermissionRule, ...]] | None = self.__dict__.get(
+            "_by_tool"
+        )
         if index is None:
             index = self.__dict__.setdefault("_by_tool", {})
-        key = (behavior, tool_name)
+        key = (behavior, tool_name, aliases)
         found = index.get(key)
         if found is None:
-            found = index[key] = tuple(r for r in self.rules(behavior) if rule_covers_tool(r.tool, tool_name))
+            names = (tool_name, *aliases)
+            found = index[key] = tuple(
+                r for r in self.rules(behavior) if any(rule_covers_tool(r.tool, name) for name in names)
+            )
         return found
 
-    def tool_wide_rule(self, behavior: RuleBehavior, tool_name: str) -> PermissionRule | None:
+    def tool_wide_rule(
+        self, behavior: RuleBehavior, tool_name: str, aliases: tuple[str, ...] = ()
+    ) -> PermissionRule | None:
         """The first rule under `behavior` that covers every call of `tool_name` (looked up once per context)."""
-        index: dict[tuple[str, str], PermissionRule | None] = self.__dict__.setdefault("_tool_wide", {})
-        key = (behavior, tool_name)
+        index: dict[tuple[str, str, tuple[str, ...]], PermissionRule | None] = self.__dict__.setdefault(
+            "_tool_wide", {}
+        )
+        key = (behavior, tool_name, aliases)
         if key not in index:
-            index[key] = next((r for r in self.rules_for_tool(behavior, tool_name) if r.specifier is None), None)
+            rules = self.rules_for_tool(behavior, tool_name, aliases)
+            index[key] = next((r for r in rules if r.specifier is None), None)
         return index[key]
 
-    def file_rules(self, behavior: RuleBehavior, tool_name: str, cwd: Path) -> FileRules:
+    def file_rules(
+        self, behavior: RuleBehavior, tool_name: str, cwd: Path, aliases: tuple[str, ...] = ()
+    ) -> FileRules:
         """The path rules under `behavior` for file tool `tool_name`, compiled once per context and cwd.
 
         Their bases (workspace roots, the home folder, the cwd) are resolved when first needed
         and kept with the context: contexts never change, and a new one is built whenever
         settings do.
         """
-        cache: dict[tuple[str, str, str], FileRules] = self.__dict__.setdefault("_file_rules", {})
-        key = (behavior, tool_name, str(cwd))
+        cache: dict[tuple[str, str, Path, tuple[str, ...]], FileRules] = self.__dict__.setdefault("_file_rules", {})
+        key = (behavior, tool_name, cwd, aliases)
         found = cache.get(key)
         if found is None:
-            rules = tuple(r for r in self.rules_for_tool(behavior, tool_name) if r.specifier is not None)
+            rules = tuple(r for r in self.rules_for_tool(behavior, tool_name, aliases) if r.specifier is not None)
             found = cache[key] = FileRules(rules, cwd)
         return found
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, once per context and `key`: contexts never change, so neither does what follows from them.
+
+        `key` must say everything `compute` depends on besides the context.
+        """
+        cache: dict[Hashable, Any] = self.__dict__.setdefault("_cached", {})
+        if key in cache:
+            found: T = cache[key]
+            return found
+        value = cache[key] = compute()
+        return value
 
     def roots(self, name: str, folders: Callable[[], tuple[Path, ...]]) -> Roots:
         """`folders()` as `Roots`, computed once per context and `name`.
@@ -151,11 +182,7 @@ class PermissionContext:
         `name` must say everything `folders` depends on besides the context (e.g. the
         environment variables it reads).
         """
-        cache: dict[str, Roots] = self.__dict__.setdefault("_roots", {})
-        found = cache.get(name)
-        if found is None:
-            found = cache[name] = Roots.of(folders())
-        return found
+        return self.cached(("roots", name), lambda: Roots.of(folders()))
 
     def hooks_by_source(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         """The hooks in force as (source, frozen config) pairs, in precedence order (for `hooks.commands_for`)."""

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from handrail.permissions.paths import absolute_text, per_decision, real_text
+from handrail.permissions.paths import absolute_text, real_text
 
 if TYPE_CHECKING:
     from handrail.permissions.rules import PermissionRule
@@ -146,6 +146,8 @@ class FileRules:
         self._where = where
 
     def _first(self, path: str) -> int | None:
+        if len(self._groups) == 1:  # rules sharing one base (the cwd, say): the usual settings
+            return self._groups[0].first(path)
         best: int | None = None
         for group in self._groups:
             index = group.first(path)
@@ -158,8 +160,13 @@ class FileRules:
 
         An allow rule must cover every form of every path; a deny or ask rule any of them.
         """
+        if not self.rules:
+            return None
+        if len(candidates) == 1 and len(candidates[0]) == 1:  # one path, no links on the way: most calls
+            index = self._first(candidates[0][0])
+            return None if index is None else self.rules[index]
         texts = [text for forms in candidates for text in forms]
-        if not texts or not self.rules:
+        if not texts:
             return None
         firsts = [self._first(text) for text in texts]
         if behavior != "allow":
@@ -178,11 +185,11 @@ class FileRules:
 
 
 def call_candidates(paths: Sequence[Path], cwd: Path) -> tuple[tuple[str, ...], ...]:
-    """For each path of a call, the forms file rules are checked against: absolute as written, and resolved."""
-    return per_decision(("forms", str(cwd), *map(str, paths)), lambda: _candidates(paths, str(cwd)))
+    """For each path of a call, the forms file rules are checked against: absolute as written, and resolved.
 
-
-def _candidates(paths: Sequence[Path], here: str) -> tuple[tuple[str, ...], ...]:
+    Inside a decision (`paths.one_decision`) each path is resolved once, however often it is asked for.
+    """
+    here = str(cwd)
     out: list[tuple[str, ...]] = []
     for path in paths:
         text = str(path)

@@ -71,12 +71,16 @@ def matches(matcher: str, tool_name: str) -> bool:
 
 
 def commands_for(hooks_by_source: Sequence[tuple[str, Mapping[str, Any]]], event: HookEventName,
-                 tool_name: str) -> list[HookCommand]:
-    """The commands configured for `event` whose matcher covers `tool_name`, in source order."""
+                 tool_name: str, aliases: Sequence[str] = ()) -> list[HookCommand]:
+    """The commands configured for `event` whose matcher covers `tool_name` or one of its `aliases`, in source order."""
     found: list[HookCommand] = []
+    names = (tool_name, *aliases)
     for source, config in hooks_by_source:
         for group in config.get(event, ()) or ():
-            if not isinstance(group, Mapping) or not matches(str(group.get("matcher", "") or ""), tool_name):
+            if not isinstance(group, Mapping):
+                continue
+            matcher = str(group.get("matcher", "") or "")
+            if not any(matches(matcher, name) for name in names):
                 continue
             for hook in group.get("hooks", ()) or ():
                 if not isinstance(hook, Mapping) or hook.get("type", "command") != "command":

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-T = TypeVar("T")
 
 # Within one decision the same paths are resolved once per rule; resolving them once per
 # decision instead is what keeps decisions fast. Never cached across decisions: links change.
-_memo: ContextVar[dict[tuple[object, ...], Any] | None] = ContextVar("handrail_path_memo", default=None)
+_memo: ContextVar[dict[str, str] | None] = ContextVar("handrail_path_memo", default=None)
 
 
 class one_decision:  # lower case: it reads as a function, `with one_decision():`
@@ -28,28 +26,14 @@ class one_decision:  # lower case: it reads as a function, `with one_decision():
         _memo.reset(self._token)
 
 
-def per_decision(key: tuple[object, ...], compute: Callable[[], T]) -> T:
-    """`compute()`, once per decision for `key` (every time outside `one_decision`)."""
-    memo = _memo.get()
-    if memo is None:
-        return compute()
-    if key in memo:
-        found: T = memo[key]
-        return found
-    value = memo[key] = compute()
-    return value
-
-
-def _memoized(kind: str, text: str, compute: Callable[[str], str]) -> str:
+def _memoized(text: str, compute: Callable[[str], str]) -> str:
     memo = _memo.get()
     if memo is None:
         return compute(text)
-    key = (kind, text)
-    found: str | None = memo.get(key)
+    found = memo.get(text)
     if found is None:
-        found = memo[key] = compute(text)
-        if kind == "real":  # a resolved path resolves to itself
-            memo.setdefault(("real", found), found)
+        found = memo[text] = compute(text)
+        memo.setdefault(found, found)  # a resolved path resolves to itself
     return found
 
 
@@ -73,13 +57,14 @@ def _kernel_resolve(text: str, flags: int) -> tuple[str, bool] | None:
     try:
         fd = os.open(text, flags)
     except FileNotFoundError:
-        head, name = os.path.split(text)
+        head, _, name = text.rpartition("/")
         if not head or name in ("", ".", ".."):
             return None
         parent = _kernel_resolve(head, flags)
         if parent is None or (parent[1] and os.path.islink(text)):  # a dangling link: realpath follows it
             return None
-        return os.path.join(parent[0], name), False
+        folder = parent[0]
+        return (folder + name if folder.endswith("/") else f"{folder}/{name}"), False
     except OSError:
         return None
     try:
@@ -95,12 +80,14 @@ def _kernel_resolve(text: str, flags: int) -> tuple[str, bool] | None:
 
 def real_text(text: str) -> str:
     """`resolve` for a path given as text."""
-    return _memoized("real", text, kernel_realpath)
+    return _memoized(text, kernel_realpath)
 
 
 def absolute_text(text: str) -> str:
     """`absolute` for a path given as text."""
-    return _memoized("abs", text, os.path.abspath)
+    if text.startswith("/") and "//" not in text and "/." not in text and not text.endswith("/"):
+        return text  # already absolute and normal (the usual case): normpath would return it unchanged
+    return os.path.abspath(text)
 
 
 def resolve(path: Path) -> Path:
@@ -125,6 +112,12 @@ def within(path: Path, base: Path) -> bool:
     return within_text(str(path), str(base))
 
 
+def _under_any(folders: Iterable[str]) -> re.Pattern[str]:
+    """A regex whose `match` tells whether a path is one of `folders` or lies below one (`within_text`)."""
+    alternatives = [re.escape(f) if f.endswith("/") else re.escape(f) + r"(?:/|\Z)" for f in folders]
+    return re.compile("|".join(alternatives) if alternatives else r"(?!)")
+
+
 @dataclass(frozen=True)
 class Roots:
     """Folders as text, absolute as written and resolved, resolved once for many containment checks.
@@ -135,6 +128,8 @@ class Roots:
 
     absolute: tuple[str, ...]
     real: tuple[str, ...]
+    _real: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _either: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, roots: Iterable[Path]) -> Roots:
@@ -142,14 +137,22 @@ class Roots:
         texts = [str(root) for root in roots]
         return cls(tuple(absolute_text(t) for t in texts), tuple(real_text(t) for t in texts))
 
+    def __post_init__(self) -> None:
+        # one regex match per check instead of a `within_text` call per root: decisions run per tool call
+        object.__setattr__(self, "_real", _under_any(self.real))
+        object.__setattr__(self, "_either", _under_any(dict.fromkeys((*self.absolute, *self.real))))
+
     def contain(self, real: str) -> bool:
         """Whether resolved path `real` lies inside a root's resolved form."""
-        return any(within_text(real, root) for root in self.real)
+        return self._real.match(real) is not None
+
+    def contain_either(self, path: str) -> bool:
+        """Whether `path` (not resolved again) lies inside a root's absolute or resolved form."""
+        return self._either.match(path) is not None
 
     def contain_both(self, written: str, real: str) -> bool:
         """`is_inside_both` for a path given as its absolute (`written`) and resolved (`real`) forms."""
-        as_written = any(within_text(written, root) for root in (*self.absolute, *self.real))
-        return as_written and self.contain(real)
+        return self.contain_either(written) and self.contain(real)
 
 
 def is_inside_both(path: Path, roots: Iterable[Path]) -> bool:

@@ -23,17 +23,17 @@ deny on either denies, an allow must cover both.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from handrail.permissions.context import PermissionContext, RuleBehavior
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
 from handrail.permissions.file_rules import call_candidates
-from handrail.permissions.paths import one_decision, real_text, within_text
+from handrail.permissions.paths import one_decision, real_text
 from handrail.permissions.rules import (
     EDIT_TOOLS,
     FILE_TOOLS,
-    MCP_PREFIX,
     PermissionRule,
     bash_rules_covering,
     file_targets,
@@ -57,6 +57,7 @@ class CallFacts:
     read_only: bool
     rule_content: str | None = None
     paths: tuple[Path, ...] = ()
+    aliases: tuple[str, ...] = ()  # the tool's other names: rules written with them apply too
 
 
 def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
@@ -81,20 +82,34 @@ def _rule_text(rule: PermissionRule) -> str:
     return f"{rule} ({rule.source})"
 
 
+_READ_INSIDE = DecisionReason("read_only_in_workspace", "reads inside the workspace run without asking")
+_READ_OUTSIDE = DecisionReason("outside_workspace", "reads outside the workspace need approval")
+_CHANGES = DecisionReason("default", "this tool changes things, so it needs approval")
+_RULE_WORDS: dict[str, str] = {"allow": "allowed by", "deny": "denied by", "ask": "approval asked by"}
+
+
+def _rule_reason(behavior: RuleBehavior, rule: PermissionRule) -> DecisionReason:
+    return DecisionReason("rule", f"{_RULE_WORDS[behavior]} the rule {_rule_text(rule)}", str(rule))
+
+
 def _content_match(
-    context: PermissionContext, behavior: RuleBehavior, facts: CallFacts, cwd: Path
+    context: PermissionContext,
+    behavior: RuleBehavior,
+    facts: CallFacts,
+    cwd: Path,
+    targets: tuple[tuple[str, ...], ...],
 ) -> PermissionRule | None:
-    if facts.tool_name == "Bash":
+    """The first rule of `behavior` with a specifier that covers the call; `targets` are its files' forms."""
+    tool = facts.tool_name
+    if tool == "Bash":
         covering = _bash_rules(context, behavior, facts, cwd)
         return covering[0] if covering else None
-    if facts.tool_name in FILE_TOOLS:  # every rule that covers a file tool is a path rule
-        rules = context.file_rules(behavior, facts.tool_name, cwd)
-        if not rules.rules:
-            return None
-        return rules.first_match(call_candidates(file_targets(facts.paths, facts.rule_content), cwd), behavior)
-    for rule in context.rules_for_tool(behavior, facts.tool_name):
+    if tool in FILE_TOOLS:  # every rule that covers a file tool is a path rule
+        rules = context.file_rules(behavior, tool, cwd, facts.aliases)
+        return rules.first_match(targets, behavior) if rules.rules else None
+    for rule in context.rules_for_tool(behavior, tool, facts.aliases):
         if rule.specifier is not None and rule_matches_call(
-            rule, facts.tool_name, facts.rule_content, facts.paths, cwd, behavior=behavior
+            rule, tool, facts.rule_content, facts.paths, cwd, behavior=behavior, aliases=facts.aliases
         ):
             return rule
     return None
@@ -115,13 +130,15 @@ def _bash_rules(
     )
 
 
-def _allowed_by_rules(context: PermissionContext, facts: CallFacts, cwd: Path) -> tuple[PermissionRule, ...]:
+def _allowed_by_rules(
+    context: PermissionContext, facts: CallFacts, cwd: Path, targets: tuple[tuple[str, ...], ...]
+) -> tuple[PermissionRule, ...]:
     """The allow rules that together cover the call (empty when they do not)."""
-    if (rule := context.tool_wide_rule("allow", facts.tool_name)) is not None:
+    if (rule := context.tool_wide_rule("allow", facts.tool_name, facts.aliases)) is not None:
         return (rule,)
     if facts.tool_name == "Bash":  # a line whose parts several rules cover together
         return _bash_rules(context, "allow", facts, cwd)
-    if (rule := _content_match(context, "allow", facts, cwd)) is not None:
+    if (rule := _content_match(context, "allow", facts, cwd, targets)) is not None:
         return (rule,)
     return ()
 
@@ -131,23 +148,30 @@ def handrail_state_directories() -> tuple[Path, ...]:
     return (user_settings_path().parent, approvals_path().parent, DEFAULT_POLICY_PATH.parent)
 
 
+_PROTECTED_PART = re.compile("(?:^|/)(" + "|".join(map(re.escape, sorted(PROTECTED_DIRECTORIES))) + r")(?:/|\Z)")
+_SHELL_RC_NAME = re.compile("(?:^|/)(?:" + "|".join(map(re.escape, sorted(SHELL_RC_FILES))) + r")\Z")
+
+
 def _safety_problem(forms: tuple[tuple[str, ...], ...], context: PermissionContext) -> str | None:
     # read from the environment once per context: the server's environment does not change
     state = context.roots("state", handrail_state_directories)
     for candidates in forms:
         for candidate in candidates:
-            if state.contain(real_text(candidate)) or any(within_text(candidate, d) for d in state.absolute):
+            if state.contain_either(candidate) or state.contain(real_text(candidate)):
                 return f"{candidate} holds handrail's own settings, so changing it always needs approval"
-            parts = candidate.split("/")
-            if protected := next((p for p in parts if p in PROTECTED_DIRECTORIES), None):
-                return f"{candidate} is inside a {protected}/ folder, so changing it always needs approval"
-            if parts[-1] in SHELL_RC_FILES:
+            if protected := _PROTECTED_PART.search(candidate):
+                return f"{candidate} is inside a {protected.group(1)}/ folder, so changing it always needs approval"
+            if _SHELL_RC_NAME.search(candidate):
                 return f"{candidate} is a shell startup file, so changing it always needs approval"
     return None
 
 
 def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     """The rules an "always allow" answer would add, normalised (empty when none is safe to offer)."""
+    return _suggestions(facts, cwd, call_candidates(file_targets(facts.paths, facts.rule_content), cwd))
+
+
+def _suggestions(facts: CallFacts, cwd: Path, targets: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
     tool = facts.tool_name
     content = facts.rule_content
     if tool == "Bash":
@@ -156,56 +180,58 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
         return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
         family = "Edit" if tool in EDIT_TOOLS else "Read"
-        texts = [forms[0] for forms in call_candidates(file_targets(facts.paths, content), cwd)]
+        texts = [forms[0] for forms in targets]
         if not texts or any(ch in text for text in texts for ch in "*?[]()"):
             return ()
         return tuple(f"{family}(/{text})" for text in texts)
     if tool == "WebFetch":
         host = url_host(content) if content else None
         return (f"WebFetch(domain:{host})",) if host else ()
-    if tool.startswith(MCP_PREFIX):
-        return (tool,)
     return (tool,)
 
 
 def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
     cwd = context.effective_cwd
     tool = facts.tool_name
-    working = context.roots("working", lambda: context.working_directories)
+    aliases = facts.aliases
+    # the forms (absolute as written, resolved) of the files the call touches, computed once per decision
+    forms = call_candidates(facts.paths, cwd) if facts.paths else ()
+    targets = forms if forms or tool not in FILE_TOOLS else call_candidates(file_targets((), facts.rule_content), cwd)
 
     def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
         if behavior != "ask":
+            if check.diff is None and not check.suggestions:  # the same verdict every time: build it once
+                return context.cached(("verdict", behavior, reason), lambda: PermissionDecision(behavior, reason))
             return PermissionDecision(behavior, reason, check.diff, check.suggestions)
-        suggestions = () if reason.type == "safety_check" else check.suggestions or suggest_rules(facts, cwd)
+        suggestions = () if reason.type == "safety_check" else check.suggestions or _suggestions(facts, cwd, targets)
         return PermissionDecision(behavior, reason, check.diff, suggestions)
 
     def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
-        words = {"allow": "allowed by", "deny": "denied by", "ask": "approval asked by"}[behavior]
-        return verdict(behavior, DecisionReason("rule", f"{words} the rule {_rule_text(rule)}", str(rule)))
+        return verdict(behavior, context.cached(("rule", behavior, rule), lambda: _rule_reason(behavior, rule)))
 
     # 1-2: tool-wide rules
-    if (rule := context.tool_wide_rule("deny", tool)) is not None:
+    if (rule := context.tool_wide_rule("deny", tool, aliases)) is not None:
         return by_rule("deny", rule)
-    if (rule := context.tool_wide_rule("ask", tool)) is not None:
+    if (rule := context.tool_wide_rule("ask", tool, aliases)) is not None:
         return by_rule("ask", rule)
     # 3: the tool's own deny
     if check.behavior == "deny":
         return verdict("deny", DecisionReason("tool", check.message or f"{tool} refused this call"))
     # 4: content-specific rules
-    if (rule := _content_match(context, "deny", facts, cwd)) is not None:
+    if (rule := _content_match(context, "deny", facts, cwd, targets)) is not None:
         return by_rule("deny", rule)
-    if (rule := _content_match(context, "ask", facts, cwd)) is not None:
+    if (rule := _content_match(context, "ask", facts, cwd, targets)) is not None:
         return by_rule("ask", rule)
     # 5: safety checks
     if check.behavior == "ask" and check.safety:
         return verdict("ask", DecisionReason("safety_check", check.message or f"{tool} flagged this call"))
-    forms = call_candidates(facts.paths, cwd)
+    working = context.roots("working", lambda: context.working_directories)
     writes = not facts.read_only and bool(forms)
     if writes:
         if (problem := _safety_problem(forms, context)) is not None:
             return verdict("ask", DecisionReason("safety_check", problem))
         outside = [f[-1] for f in forms if not working.contain_both(f[0], f[-1])]
-        if outside and _content_match(context, "allow", facts, cwd) is None:
+        if outside and _content_match(context, "allow", facts, cwd, targets) is None:
             names = ", ".join(outside)
             return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
     # 6: the mode
@@ -219,11 +245,11 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         return verdict("allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories"))
     # 7: the tool's own ask (a tool-wide allow rule overrides it)
     if check.behavior == "ask":
-        if (rule := context.tool_wide_rule("allow", tool)) is not None:
+        if (rule := context.tool_wide_rule("allow", tool, aliases)) is not None:
             return by_rule("allow", rule)
         return verdict("ask", DecisionReason("tool", check.message or f"{tool} asks for approval"))
     # 8: allow rules
-    if allowed := _allowed_by_rules(context, facts, cwd):
+    if allowed := _allowed_by_rules(context, facts, cwd, targets):
         if len(allowed) == 1:
             return by_rule("allow", allowed[0])
         names = ", ".join(_rule_text(r) for r in allowed)
@@ -234,8 +260,6 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     # 10-11: read-only inside the working directories, else ask
     if facts.read_only:
         if all(working.contain_both(f[0], f[-1]) for f in forms):
-            return verdict(
-                "allow", DecisionReason("read_only_in_workspace", "reads inside the workspace run without asking")
-            )
-        return verdict("ask", DecisionReason("outside_workspace", "reads outside the workspace need approval"))
-    return verdict("ask", DecisionReason("default", "this tool changes things, so it needs approval"))
+            return verdict("allow", _READ_INSIDE)
+        return verdict("ask", _READ_OUTSIDE)
+    return verdict("ask", _CHANGES)

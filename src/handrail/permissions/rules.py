@@ -180,6 +180,7 @@ def rule_matches_call(
     cwd: Path | None = None,
     *,
     behavior: MatchBehavior = "allow",
+    aliases: Sequence[str] = (),
 ) -> bool:
     """Whether `rule` covers one call.
 
@@ -187,9 +188,10 @@ def rule_matches_call(
     process cwd); without paths, a file tool's `content` is taken as its path. `behavior`
     says what the match is for: an allow rule must cover everything the call does (every
     path, both unresolved and resolved; every part of a shell command); a deny or ask rule
-    applies when it covers any part of it.
+    applies when it covers any part of it. A rule written with one of the tool's `aliases`
+    covers it too.
     """
-    if not rule_covers_tool(rule.tool, tool_name):
+    if not any(rule_covers_tool(rule.tool, name) for name in (tool_name, *aliases)):
         return False
     if rule.specifier is None:
         return True

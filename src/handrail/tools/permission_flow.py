@@ -42,7 +42,9 @@ class Authorization:
 async def decide_call(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> PermissionDecision:
     """The pipeline's decision for one parsed call (the tool's own check included)."""
     check = await tool.check_permissions(value, ctx)
-    facts = CallFacts(tool.name, tool.is_read_only(value), tool.rule_content(value), tool.paths(value))
+    facts = CallFacts(
+        tool.name, tool.is_read_only(value), tool.rule_content(value), tool.paths(value), tuple(tool.aliases)
+    )
     return decide(facts, check, ctx.permission_context)
 
 
@@ -65,13 +67,13 @@ def _hook_payload(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> dic
 
 async def pre_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> HookOutcome:
     """Run the PreToolUse hooks in force for this call."""
-    commands = commands_for(ctx.permission_context.hooks_by_source(), "PreToolUse", tool.name)
+    commands = commands_for(ctx.permission_context.hooks_by_source(), "PreToolUse", tool.name, tool.aliases)
     return await run_hooks("PreToolUse", commands, _hook_payload(tool, value, ctx), ctx.options.cwd)
 
 
 async def post_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext, block: dict[str, Any]) -> str:
     """Run the PostToolUse hooks; returns their feedback for the model (empty when none)."""
-    commands = commands_for(ctx.permission_context.hooks_by_source(), "PostToolUse", tool.name)
+    commands = commands_for(ctx.permission_context.hooks_by_source(), "PostToolUse", tool.name, tool.aliases)
     if not commands:
         return ""
     payload = {**_hook_payload(tool, value, ctx), "tool_response": block.get("content")}

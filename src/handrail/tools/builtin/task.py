@@ -94,6 +94,8 @@ def task_tool(agent_types: Mapping[str, str]) -> Tool[TaskInput]:
         search_hint="sub-agent delegate parallel research task",
         call=_call,
         validate_input=_validate,
+        # `Task(Explore)` / `Agent(Explore)` rules name the agent type: deny one agent, allow another
+        rule_content=lambda value: value.subagent_type or DEFAULT_AGENT_TYPE,
         # Starting an agent changes nothing by itself: each of its own tool calls is checked and asked for.
         is_read_only=lambda _: True,
         is_concurrency_safe=lambda _: True,
