@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from handrail.permissions.context import PermissionContext
+from handrail.permissions.context import PermissionContext, SourcedHooks
 from handrail.permissions.decision import DecisionReason, PermissionDecision
 from handrail.permissions.hooks import HookOutcome
 from handrail.tools.context import PermissionAnswer, PermissionRequest, PermissionUpdates, ToolOptions, ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import DiskFileSystem
-from handrail.tools.permission_flow import with_hook
+from handrail.tools.permission_flow import pre_tool_use, with_hook
 from handrail.tools.protocol import ToolResult, build_tool
+from handrail.tools.shell_session import ShellSession
 from handrail.tools.streaming_executor import StreamingToolExecutor
 
 
@@ -95,3 +98,28 @@ def test_hooks_cannot_loosen_policy() -> None:
     assert with_hook(_decision("allow", "rule"), deny).behavior == "deny"
     assert with_hook(_decision("allow", "read_only_in_workspace"), ask).behavior == "ask"
     assert with_hook(_decision("allow", "rule"), HookOutcome()).behavior == "allow"
+
+
+async def test_hooks_see_the_shell_cwd_and_match_a_tool_by_its_alias(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "sub").mkdir(parents=True)
+    seen = tmp_path / "seen.json"
+    record = f"import sys, pathlib; pathlib.Path({str(seen)!r}).write_text(sys.stdin.read())"
+    command = f"{sys.executable} -c {json.dumps(record)}"
+    hooks = {"PreToolUse": [{"matcher": "OldPeek", "hooks": [{"command": command}]}]}
+    context = PermissionContext(workspace_roots=(workspace,), hooks=(SourcedHooks("user", hooks),))
+    shell = ShellSession()
+    shell.cwd = workspace / "sub"
+    ctx = ToolUseContext(
+        options=ToolOptions(cwd=workspace, workspace_roots=(workspace,)),
+        fs=DiskFileSystem(),
+        file_state=FileStateCache(),
+        prompter=Prompter(),
+        permission_context=context,
+        shell=shell,
+    ).for_call("toolu_1")
+    renamed = build_tool(name="Peek2", aliases=("OldPeek",), input_model=Where, description="peek", call=_peek)
+    outcome = await pre_tool_use(renamed, Where(path="x"), ctx)
+    assert outcome.decision != "deny"
+    payload = json.loads(seen.read_text())
+    assert payload["cwd"] == str(workspace / "sub") and payload["tool_name"] == "Peek2"

@@ -237,3 +237,8 @@ class ToolUseContext:
     def report(self, message: str) -> None:
         """Report progress for the bound tool call."""
         self.progress.tool_progress(self.tool_use_id, message)
+
+    def session_cwd(self) -> Path:
+        """Where the session's next shell command starts (the workspace root unless a `cd` moved it); no I/O."""
+        root = self.options.cwd
+        return self.shell.cwd_or(root) if self.shell is not None else root

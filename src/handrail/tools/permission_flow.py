@@ -57,7 +57,7 @@ def input_digest(value: BaseModel) -> str:
 def _hook_payload(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> dict[str, Any]:
     return {
         "session_id": ctx.options.session_id,
-        "cwd": str(ctx.options.cwd),
+        "cwd": str(ctx.session_cwd()),  # where the session's shell is now (a `cd` moves it), as Claude Code sends
         "permission_mode": ctx.permission_context.mode,
         "tool_name": tool.name,
         "tool_input": value.model_dump(mode="json", by_alias=True, exclude_none=True),

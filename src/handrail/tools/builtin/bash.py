@@ -17,7 +17,6 @@ from handrail.tools.builtin.bash_workdir import (
     capturing_script,
     cwd_capture,
     landed_dir,
-    session_cwd,
     settle_cwd,
     starting_dir,
 )
@@ -248,7 +247,7 @@ def _with(text: str, line: str) -> str:
 
 
 async def _check_permissions(value: BashInput, ctx: ToolUseContext) -> PermissionCheck:
-    return await asyncio.to_thread(command_check, value.command, ctx.permission_context, session_cwd(ctx))
+    return await asyncio.to_thread(command_check, value.command, ctx.permission_context, ctx.session_cwd())
 
 
 def _read_only(value: BashInput) -> bool:

@@ -24,16 +24,10 @@ def working_dirs(ctx: ToolUseContext) -> tuple[Path, ...]:
     return ctx.permission_context.working_directories or ctx.options.workspace_roots or (ctx.options.cwd,)
 
 
-def session_cwd(ctx: ToolUseContext) -> Path:
-    """Where the session's next command starts (the workspace root unless a `cd` moved it); no I/O."""
-    root = ctx.options.cwd
-    return ctx.shell.cwd_or(root) if ctx.shell is not None else root
-
-
 def starting_dir(ctx: ToolUseContext) -> tuple[Path, str]:
     """Where the next command runs, and a note for the model when the session's directory had to be reset."""
     root = ctx.options.cwd
-    cwd = session_cwd(ctx)
+    cwd = ctx.session_cwd()
     if cwd == root or ctx.shell is None:
         return root, ""
     if cwd.is_dir() and is_inside_both(cwd, working_dirs(ctx)):
