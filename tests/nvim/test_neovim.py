@@ -477,23 +477,27 @@ def test_plugin_asks_the_agents_questions(workspace: Path, model: FakeModel, tmp
         assert '"Which database?" = "Postgres"' in text and '"Which checks?" = "Lint, Tests"' in text
 
 
-def test_plugin_forwards_diagnostics_after_an_edit(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_plugin_forwards_diagnostics_after_an_edit(
+    workspace: Path, model: FakeModel, tmp_path: Path, encoding: str
+) -> None:
     app = workspace / "app.py"
     model.add(
         _read(app),
-        _edit(app, "'hello ' + name", "undefined + name"),
+        _edit(app, "'hello ' + name", "'héllo ' + undefined"),
         Reply.of(ToolUse("Diagnostics", {})),
         Reply.of(Text("Broken on purpose.")),
     )
-    run = run_nvim("plugin_diagnostics", workspace, model, tmp_path)
+    run = run_nvim("plugin_diagnostics", workspace, model, tmp_path, POSITION_ENCODING=encoding)
     with run.explained():
         assert run.ok
         r = run.result
-        assert r["buffer"][1] == "    return undefined + name" and r["diagnostics"] == 1
+        assert r["buffer"][1] == "    return 'héllo ' + undefined" and r["diagnostics"] == 1
         (edited,) = tool_results(model.requests[2])
         text = result_text(edited)
         assert "1 new error(s) in the lines just changed" in text
-        assert '2:12 error: "undefined" is not defined [fakels]' in text
+        # `undefined` is the 23rd character of the line whatever the encoding counts ("é" is 2 bytes, 1 unit)
+        assert '2:23 error: "undefined" is not defined [fakels]' in text
         (listed,) = tool_results(model.requests[3])
         assert "app.py (1 error)" in result_text(listed)
 

@@ -86,3 +86,19 @@ def test_full_changes_and_the_workspace() -> None:
     workspace.update_text_document(identifier, types.TextDocumentContentChangeWholeDocument(text="all new"))
     document = workspace.get_text_document("file:///w.txt")
     assert isinstance(document, BlockDocument) and document.source == "all new"
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("block", [4, 1 << 14])
+def test_column_turns_the_clients_count_into_an_index(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, block: int
+) -> None:
+    monkeypatch.setattr(documents, "BLOCK_CHARS", block)
+    text = "first\r\nhé 😀 x\nlast"
+    doc = BlockDocument("file:///t.txt", text, position_codec=_codec(encoding))
+    line = "hé 😀 x"
+    for index in range(len(line) + 1):
+        character = sum(_units(char, encoding) for char in line[:index])
+        assert doc.column(1, character) == index
+    assert doc.column(2, 99) == len("last") and doc.column(7, 0) is None
+    assert BlockDocument("file:///closed.txt").column(0, 3) is None  # not opened with text

@@ -7,12 +7,26 @@ local M = {}
 
 local group = api.nvim_create_augroup('handrail.diagnostics', { clear = true })
 
---- An LSP Diagnostic for one vim.diagnostic item (0-based lines; columns as Neovim counts them).
-local function to_lsp(d)
+--- Neovim's byte column `col` on line `row` of `buf` as a character in the client's position encoding.
+local function character(buf, row, col, encoding)
+  if col == 0 or encoding == 'utf-8' then
+    return col
+  end
+  local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+  if line == nil then
+    return col
+  end
+  return vim.str_utfindex(line, encoding, math.min(col, #line), false)
+end
+
+--- An LSP Diagnostic for one vim.diagnostic item (0-based lines; vim.diagnostic counts columns in bytes,
+--- the server in the encoding negotiated with the client).
+local function to_lsp(buf, d, encoding)
+  local end_lnum = d.end_lnum or d.lnum
   local item = {
     range = {
-      start = { line = d.lnum, character = d.col or 0 },
-      ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col or 0 },
+      start = { line = d.lnum, character = character(buf, d.lnum, d.col or 0, encoding) },
+      ['end'] = { line = end_lnum, character = character(buf, end_lnum, d.end_col or d.col or 0, encoding) },
     },
     severity = d.severity,
     message = d.message,
@@ -33,18 +47,18 @@ function M.send(buf, name)
   if #clients == 0 then
     return
   end
-  local items = {}
-  for _, d in ipairs(vim.diagnostic.get(buf)) do
-    table.insert(items, to_lsp(d))
-  end
+  local found = vim.diagnostic.get(buf)
   local version = vim.lsp.util.buf_versions[buf]
-  local params = {
-    uri = vim.uri_from_bufnr(buf),
-    version = type(version) == 'number' and version or vim.NIL,
-    diagnostics = items,
-  }
   for _, client in ipairs(clients) do
-    client:notify('handrail/diagnostics', params)
+    local items = {}
+    for _, d in ipairs(found) do
+      table.insert(items, to_lsp(buf, d, client.offset_encoding or 'utf-16'))
+    end
+    client:notify('handrail/diagnostics', {
+      uri = vim.uri_from_bufnr(buf),
+      version = type(version) == 'number' and version or vim.NIL,
+      diagnostics = items,
+    })
   end
 end
 

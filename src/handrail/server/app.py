@@ -26,6 +26,7 @@ from handrail.server.background_events import BackgroundWatch, background_listin
 from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.client_features import ClientFeatures
 from handrail.server.diagnostics_store import DiagnosticsStore, EditorDiagnosticsView
+from handrail.server.documents import BlockDocument
 from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
 from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
@@ -112,7 +113,7 @@ class HandrailServer(LanguageServer):
         self.sessions = SessionStore()
         self.archive = SessionArchive()
         self.document_watch = DocumentWatch()
-        self.diagnostics = DiagnosticsStore()
+        self.diagnostics = DiagnosticsStore(self._diagnostic_column)
         self.init_options: dict[str, Any] = {}
         self.pushed_settings: dict[str, Any] = {}
         self.features = ClientFeatures()
@@ -131,6 +132,11 @@ class HandrailServer(LanguageServer):
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
         if not self.protocol.answer_unreadable(error):
             super().report_server_error(error, source)
+
+    def _diagnostic_column(self, uri: str, line: int, character: int) -> int | None:
+        """A diagnostic's character (counted as the client counts) as an index into the open document's line."""
+        document = self.workspace.text_documents.get(uri)
+        return document.column(line, character) if isinstance(document, BlockDocument) else None
 
     def warn(self, message: str) -> None:
         """Tell the user something went wrong that they can fix (and log it)."""

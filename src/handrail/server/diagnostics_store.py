@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,15 @@ def _int(value: Any, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def diagnostic_from_lsp(value: Any) -> DiagnosticInfo | None:
-    """An LSP Diagnostic (as a dict) as tools see it; None when it is malformed."""
+# (uri, line, character in the negotiated encoding) → the index into the line, when the document is known
+ColumnOf = Callable[[str, int, int], int | None]
+
+
+def diagnostic_from_lsp(value: Any, column: Callable[[int, int], int | None] | None = None) -> DiagnosticInfo | None:
+    """An LSP Diagnostic (as a dict) as tools see it; None when it is malformed.
+
+    `column(line, character)` turns the client's character count into an index into the line.
+    """
     message = field_of(value, "message")
     start = field_of(field_of(value, "range"), "start")
     end = field_of(field_of(value, "range"), "end")
@@ -37,9 +45,11 @@ def diagnostic_from_lsp(value: Any) -> DiagnosticInfo | None:
     code = field_of(value, "code")
     source = field_of(value, "source")
     line = _int(field_of(start, "line"))
+    character = _int(field_of(start, "character"))
+    found = None if column is None else column(line, character)
     return DiagnosticInfo(
         line=line,
-        character=_int(field_of(start, "character")),
+        character=character if found is None else found,
         end_line=max(line, _int(field_of(end, "line"), line)),
         severity=_int(field_of(value, "severity"), 1),
         message=message,
@@ -51,7 +61,8 @@ def diagnostic_from_lsp(value: Any) -> DiagnosticInfo | None:
 class DiagnosticsStore:
     """The latest diagnostics per document URI, with the document version they are for."""
 
-    def __init__(self) -> None:
+    def __init__(self, column_of: ColumnOf | None = None) -> None:
+        self._column_of = column_of
         self._entries: dict[str, _Entry] = {}
         self._serial = 0
         self.watch = DocumentWatch()
@@ -64,7 +75,8 @@ class DiagnosticsStore:
             return
         version = field_of(params, "version")
         self._serial += 1
-        parsed = tuple(d for d in (diagnostic_from_lsp(item) for item in items) if d is not None)
+        column = None if self._column_of is None else partial(self._column_of, uri)
+        parsed = tuple(d for d in (diagnostic_from_lsp(item, column) for item in items) if d is not None)
         self._entries[uri] = _Entry(version if isinstance(version, int) else None, self._serial, parsed)
         self.watch.changed()
 

@@ -64,22 +64,31 @@ class BlockText:
             starts = self._starts[index] = [0, *(m.end() for m in LINE_BREAK.finditer(self._blocks[index]))]
         return starts
 
-    def locate(self, position: types.Position, encoding: str) -> tuple[int, int]:
-        """(block, index in the block) of an LSP position; positions past the end are clamped to it."""
+    def line(self, number: int) -> tuple[int, int, str] | None:
+        """(block, where the line starts in it, the line without its break) for line `number`; None past the end."""
         first = 0
         last = len(self._blocks) - 1
         for index, count in enumerate(self._counts):
-            if position.line < first + count or index == last:
+            if number < first + count or index == last:
                 starts = self._line_starts(index)
-                line = position.line - first
+                line = number - first
                 if line >= len(starts):
-                    return index, len(self._blocks[index])
+                    return None
                 block = self._blocks[index]
                 end = starts[line + 1] if line + 1 < len(starts) else len(block)
                 content = block[starts[line] : end].rstrip("\r\n") if end > starts[line] else ""
-                return index, starts[line] + column_in_line(content, position.character, encoding)
+                return index, starts[line], content
             first += count
-        return last, len(self._blocks[last])
+        return None
+
+    def locate(self, position: types.Position, encoding: str) -> tuple[int, int]:
+        """(block, index in the block) of an LSP position; positions past the end are clamped to it."""
+        found = self.line(position.line)
+        if found is None:
+            last = len(self._blocks) - 1
+            return last, len(self._blocks[last])
+        index, start, content = found
+        return index, start + column_in_line(content, position.character, encoding)
 
     def replace(self, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
         """Replace the text between two located positions with `text` (an end before the start is the start)."""
@@ -132,6 +141,16 @@ class BlockDocument(TextDocument):
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         self._text = BlockText(change.text)
+
+    def column(self, line: int, character: int) -> int | None:
+        """A position's `character` (counted in the negotiated encoding) as an index into its line.
+
+        None when the document was not opened with text or has no such line.
+        """
+        found = None if self._text is None else self._text.line(line)
+        if found is None:
+            return None
+        return column_in_line(found[2], character, self.position_codec.encoding or types.PositionEncodingKind.Utf16)
 
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         if self._text is None:

@@ -1,8 +1,12 @@
 -- (i) The plugin forwards diagnostics: a stand-in language server (vim.diagnostic.set on every
--- change) reports an error on the line the agent's edit broke, and the agent is told.
+-- change) reports an error on the line the agent's edit broke, and the agent is told, at the column
+-- the negotiated position encoding counts (vim.diagnostic counts bytes).
 local H = dofile(vim.env.HARNESS)
 local R = H.R
 H.stub_ui()
+if vim.env.POSITION_ENCODING then -- as a user's `vim.lsp.config('*', ...)` may do
+  vim.lsp.config('*', { capabilities = { general = { positionEncodings = { vim.env.POSITION_ENCODING } } } })
+end
 H.setup_plugin()
 
 local ns = vim.api.nvim_create_namespace('fake-language-server')
