@@ -15,6 +15,10 @@ from handrail.server.lsp_values import field_of
 from handrail.tools.editor_diagnostics import DiagnosticInfo
 
 WAIT_AFTER_WRITE_SECONDS = 1.5
+# Once a full wait for a kind of file (notes.md when only Python has a language server) saw no
+# diagnostics, and none ever came for that kind, nothing likely checks it: waiting the full time
+# would slow every edit of such files.
+WAIT_FOR_QUIET_KIND_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -58,12 +62,19 @@ def diagnostic_from_lsp(value: Any, column: Callable[[int, int], int | None] | N
     )
 
 
+def document_kind(uri: str) -> str:
+    """What kind of file a document is, as far as checkers go: its suffix (or its name when it has none)."""
+    name = uri.rpartition("/")[2]
+    return name.rpartition(".")[2] if "." in name else name
+
+
 class DiagnosticsStore:
     """The latest diagnostics per document URI, with the document version they are for."""
 
     def __init__(self, column_of: ColumnOf | None = None) -> None:
         self._column_of = column_of
         self._entries: dict[str, _Entry] = {}
+        self._kinds: set[str] = set()  # the suffixes of the documents diagnostics came for
         self._serial = 0
         self.watch = DocumentWatch()
 
@@ -78,12 +89,17 @@ class DiagnosticsStore:
         column = None if self._column_of is None else partial(self._column_of, uri)
         parsed = tuple(d for d in (diagnostic_from_lsp(item, column) for item in items) if d is not None)
         self._entries[uri] = _Entry(version if isinstance(version, int) else None, self._serial, parsed)
+        self._kinds.add(document_kind(uri))
         self.watch.changed()
 
     @property
     def serial(self) -> int:
         """How many notifications arrived so far."""
         return self._serial
+
+    def watched_kind(self, kind: str) -> bool:
+        """Whether diagnostics came for a document of this kind (`document_kind`): something checks such files."""
+        return kind in self._kinds
 
     def entry(self, uri: str) -> _Entry | None:
         """The latest entry for `uri`."""
@@ -108,11 +124,14 @@ class EditorDiagnosticsView:
         fs: EditorFileSystem,
         enabled: Callable[[], bool],
         wait_seconds: float = WAIT_AFTER_WRITE_SECONDS,
+        quiet_wait_seconds: float = WAIT_FOR_QUIET_KIND_SECONDS,
     ) -> None:
         self._store = store
         self._fs = fs
         self._enabled = enabled
         self._wait = wait_seconds
+        self._quiet_wait = quiet_wait_seconds
+        self._quiet: set[str] = set()  # kinds a full wait got nothing for
 
     @property
     def available(self) -> bool:
@@ -146,7 +165,10 @@ class EditorDiagnosticsView:
                 return entry.serial > serial  # unversioned: anything sent after the write
             return entry.version >= version
 
-        if not await self._store.watch.wait_until(arrived, self._wait):
+        kind = document_kind(uri)
+        quiet = kind in self._quiet and not self._store.watched_kind(kind)
+        if not await self._store.watch.wait_until(arrived, self._quiet_wait if quiet else self._wait):
+            self._quiet.add(kind)
             return None
         entry = self._store.entry(uri)
         return entry.diagnostics if entry is not None else None
