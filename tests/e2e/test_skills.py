@@ -66,12 +66,15 @@ async def test_allowed_tools_of_an_approved_skill_run_unasked_for_the_rest_of_th
     trusted_editor: Editor, model: FakeModel, workspace: Path
 ) -> None:
     _skill(workspace)
-    # unapproved: the skill loads, but its Bash(touch:*) is not granted, so the user is asked (and declines)
+    # unapproved (the start-of-turn offer is declined): the skill loads, but its Bash(touch:*) is not granted,
+    # so the user is asked (and declines)
     model.add(Reply.of(ToolUse("Skill", {"skill": "release"})), Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("x")))
-    trusted_editor.answers.append("Deny")
+    trusted_editor.answers.extend(["Not now", "Deny"])
     await trusted_editor.ask("release")
+    offer = trusted_editor.prompts[0]
+    assert isinstance(offer, types.ShowMessageRequestParams) and "skills (release) allow tools" in offer.message
     (declined,) = tool_results(model.requests[2])
-    assert declined["is_error"] and len(trusted_editor.prompts) == 1
+    assert declined["is_error"] and len(trusted_editor.prompts) == 2
     assert not (workspace / "made.txt").exists()
 
     assert await _approve(trusted_editor) == {"approved": 1}
@@ -81,14 +84,33 @@ async def test_allowed_tools_of_an_approved_skill_run_unasked_for_the_rest_of_th
     assert "run without asking for the rest of this turn: Bash(touch:*), Read" in result_text(loaded)
     (made,) = tool_results(model.requests[5])
     assert not made.get("is_error") and (workspace / "made.txt").exists()
-    assert len(trusted_editor.prompts) == 1  # no new prompt
+    assert len(trusted_editor.prompts) == 2  # no new prompt, and no second offer for approved content
 
     # the next turn starts without the skill's rules
     model.add(Reply.of(ToolUse("Bash", {"command": "touch again.txt"})), Reply.of(Text("z")))
     trusted_editor.answers.append("Deny")
     await trusted_editor.ask("again")
     (asked,) = tool_results(model.requests[7])
-    assert asked["is_error"] and len(trusted_editor.prompts) == 2
+    assert asked["is_error"] and len(trusted_editor.prompts) == 3
+
+
+async def test_the_start_of_turn_offer_approves_a_skill_once_per_content(
+    trusted_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    _skill(workspace)
+    model.add(Reply.of(ToolUse("Skill", {"skill": "release"})), Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("x")))
+    trusted_editor.answers.append("Approve")
+    await trusted_editor.ask("release")
+    (made,) = tool_results(model.requests[2])
+    assert not made.get("is_error") and (workspace / "made.txt").exists()
+    assert len(trusted_editor.prompts) == 1  # the offer only: Bash(touch:*) came from the approved skill
+
+    _skill(workspace, SKILL.replace("Never push tags.", "Push the tags."))  # changed: offered again, declined
+    model.add(Reply.of(Text("y")), Reply.of(Text("z")))
+    trusted_editor.answers.append("Not now")
+    await trusted_editor.ask("release")
+    await trusted_editor.ask("release")  # declined content is not offered twice in one run
+    assert len(trusted_editor.prompts) == 2
 
 
 async def test_a_changed_skill_needs_approval_again_and_deny_rules_still_win(

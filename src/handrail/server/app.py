@@ -59,6 +59,7 @@ from handrail.server.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
+from handrail.tools.skills import SkillCatalog
 
 log = logging.getLogger(__name__)
 
@@ -411,16 +412,22 @@ APPROVE = "Approve"
 NOT_NOW = "Not now"
 
 
-async def _offer_project_approval(ls: HandrailServer) -> None:
-    """Ask once per file content whether the project's settings (allow rules, hooks…) may take effect."""
-    pending = ls.permission_state.pending_approvals()
-    if not pending:
+async def _offer_project_approval(ls: HandrailServer, skills: SkillCatalog) -> None:
+    """Ask once per content whether the project's settings (allow rules, hooks…) and skills' allowed-tools apply."""
+    state = ls.permission_state
+    files = state.pending_approvals()
+    waiting = [s for s in pending_skill_approvals(skills, _approvals(ls)) if not state.was_asked(s.digest)]
+    if not files and not waiting:
         return
-    ls.permission_state.mark_asked()
-    names = ", ".join(str(path) for path in pending)
+    state.mark_asked(skill.digest for skill in waiting)
+    what = []
+    if files:
+        what.append(f"settings ({', '.join(str(path) for path in files)}) allow tools or run hooks")
+    if waiting:
+        what.append(f"skills ({', '.join(skill.name for skill in waiting)}) allow tools while they are active")
     message = (
-        f"This workspace's settings ({names}) allow tools or run hooks. They stay inactive (only their deny and "
-        "ask rules apply) until you approve this exact content. Approve?"
+        f"This workspace's {' and its '.join(what)}. They stay inactive (only deny and ask rules apply) until you "
+        "approve this exact content. Approve?"
     )
     try:
         choice = await ls.window_show_message_request_async(
@@ -433,8 +440,11 @@ async def _offer_project_approval(ls: HandrailServer) -> None:
     except Exception as exc:
         log.warning("could not ask about project settings: %s", exc)
         return
-    if field_of(choice, "title") == APPROVE:
-        await ls.permission_state.approve_project_files()
+    if field_of(choice, "title") != APPROVE:
+        return
+    if files:
+        await state.approve_project_files()
+    await state.approve_digests([(skill.path, skill.digest) for skill in waiting])
 
 
 def describe_context(context: PermissionContext, current: WorkspacePermissions) -> dict[str, Any]:
@@ -479,7 +489,8 @@ async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
 
 async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
     await ls.permission_state.refresh()
-    await _offer_project_approval(ls)
+    skills = await load_skills(roots, _approvals(ls), ls.skill_problems)
+    await _offer_project_approval(ls, skills)
     await ls.mcp.sync(reload=False)
     await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
     ls.update_session_context(session)
@@ -488,7 +499,6 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     chat = ChatChannel(ls, session.id, token)
     simple = simple_mode(setting=settings.simple_tools)
     agents_catalog = await ls.agent_catalogs.load(roots)
-    skills = await load_skills(roots, _approvals(ls), ls.skill_problems)
     pool = assemble_tool_pool(
         session.permission_context,
         ls.mcp.tools(),

@@ -83,10 +83,15 @@ class PermissionState:
             if source.path is not None and source.digest not in self._asked_digests
         ]
 
-    def mark_asked(self) -> None:
-        """Do not ask about the current contents of the pending files again in this run."""
+    def mark_asked(self, other_digests: Iterable[str] = ()) -> None:
+        """Do not ask about the current contents of the pending files (or `other_digests`) again in this run."""
+        self._asked_digests.update(other_digests)
         if self.current is not None:
             self._asked_digests.update(s.digest for s in self.current.awaiting_approval() if s.digest)
+
+    def was_asked(self, digest: str) -> bool:
+        """Whether the user was asked about this content (a settings file's or a skill's) in this run."""
+        return digest in self._asked_digests
 
     async def approve_project_files(self) -> int:
         """Approve the current contents of the project settings files; returns how many were approved."""
