@@ -188,9 +188,7 @@ async def test_subagent_permission_prompt_is_marked_and_answered(
     assert result_text(report) == "made it"
 
 
-async def test_custom_project_agent_gets_its_tools_and_prompt(
-    editor: Editor, model: FakeModel, workspace: Path
-) -> None:
+def _project_agents(workspace: Path) -> None:
     agents = workspace / ".handrail" / "agents"
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text(
@@ -199,6 +197,21 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
         "You review code. Report bugs with file and line.\n"
     )
     (agents / "broken.md").write_text("---\nname: broken\ndescription: [unclosed\n---\nbody\n")
+
+
+async def test_project_agents_wait_for_a_trusted_workspace(editor: Editor, model: FakeModel, workspace: Path) -> None:
+    _project_agents(workspace)
+    model.add(Reply.of(Text("fine")))
+    await editor.ask("review")
+    task_tool = next(t for t in model.requests[0]["tools"] if t["name"] == "Task")
+    assert "reviewer" not in task_tool["description"] and "- Explore:" in task_tool["description"]
+
+
+async def test_custom_project_agent_gets_its_tools_and_prompt(
+    trusted_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    editor = trusted_editor
+    _project_agents(workspace)
     talk = Conversations()
     call = ToolUse("Agent", {"description": "review app", "prompt": "Review app.py", "subagent_type": "reviewer"})
     talk.script("review", Reply.of(call), Reply.of(Text("reviewed")))

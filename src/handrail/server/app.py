@@ -498,7 +498,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
     simple = simple_mode(setting=settings.simple_tools)
-    agents_catalog = await ls.agent_catalogs.load(roots)
+    agents_catalog = await ls.agent_catalogs.load([root for root in roots if _approvals(ls).is_trusted(root)])
     pool = assemble_tool_pool(
         session.permission_context,
         ls.mcp.tools(),

@@ -294,7 +294,11 @@ class AgentCatalogSource:
         self._reporter = ProblemReporter(warn, "agent file")
 
     async def load(self, roots: Sequence[Path]) -> AgentCatalog:
-        """Built-in, user and project agents (project wins a name)."""
+        """Built-in, user and project agents (project wins a name); pass only the trusted roots.
+
+        A project agent is a system prompt and a tool list that come with the code: like project
+        skills, they load only in a workspace the user trusts.
+        """
         catalog = await asyncio.to_thread(load_agent_catalog, BUILTIN_AGENTS, roots)
         self._reporter.report(catalog.problems)
         return catalog
