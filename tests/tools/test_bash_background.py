@@ -155,7 +155,7 @@ async def test_task_output_and_task_stop_take_a_shell_id(sctx: ToolUseContext, t
     assert await run(TASK_STOP, sctx, task_id=shell.id) == f"Killed shell {shell.id} (echo begun; sleep 60)."
     waited = await run(TASK_OUTPUT, sctx, task_id=shell.id, timeout=600_000)  # ended: returns at once
     assert waited.startswith("<status>killed</status>")
-    assert await run(TASK_STOP, sctx, task_id=shell.id) == f"Task {shell.id} is not running: it has killed."
+    assert await run(TASK_STOP, sctx, task_id=shell.id) == f"Task {shell.id} is not running: it was killed."
     with pytest.raises(ToolError, match=rf"No background task with ID 'agent_9'\. Known IDs: {shell.id}\."):
         await run(TASK_OUTPUT, sctx, task_id="agent_9")
     with pytest.raises(ToolError, match="not an agent"):

@@ -30,3 +30,19 @@ def find_agent(task_id: str, ctx: ToolUseContext) -> BackgroundAgent:
     if not isinstance(found, BackgroundAgent):
         raise ToolError(f"{task_id} is a background shell, not an agent: only agents take messages.")
     return found
+
+
+def find_shell(shell_id: str, ctx: ToolUseContext) -> BackgroundShell:
+    """The session's background shell with this id; ToolError (listing the known ids) if there is none."""
+    shell = ctx.shell.background.get(shell_id) if ctx.shell is not None else None
+    if shell is not None:
+        return shell
+    known = ", ".join(ctx.shell.background.ids()) if ctx.shell is not None else ""
+    raise ToolError(f"No background shell with ID {shell_id!r}." + (f" Known IDs: {known}." if known else ""))
+
+
+def not_running(task: BackgroundAgent | BackgroundShell) -> str:
+    """Why a task that is not running cannot be stopped: "it was killed", "it has failed (exit code 2)"."""
+    state = "was killed" if task.status == "killed" else f"has {task.status}"
+    code = getattr(task, "exit_code", None)
+    return f"it {state}" + (f" (exit code {code})" if code is not None else "")

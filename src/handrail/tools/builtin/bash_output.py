@@ -8,6 +8,7 @@ from pydantic import Field
 
 from handrail.tools.background_shells import ShellOutput
 from handrail.tools.builtin._common import ToolInput, validator
+from handrail.tools.builtin.background_lookup import find_shell
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
@@ -42,9 +43,7 @@ def _pattern(value: BashOutputInput) -> re.Pattern[str] | None:
 
 async def _check(value: BashOutputInput, ctx: ToolUseContext) -> None:
     _pattern(value)
-    if ctx.shell is None or ctx.shell.background.get(value.bash_id) is None:
-        known = ", ".join(ctx.shell.background.ids()) if ctx.shell is not None else ""
-        raise ToolError(f"No background shell with ID {value.bash_id!r}." + (f" Known IDs: {known}." if known else ""))
+    find_shell(value.bash_id, ctx)
 
 
 def render(output: ShellOutput) -> str:
@@ -63,11 +62,7 @@ def render(output: ShellOutput) -> str:
 
 
 async def _call(value: BashOutputInput, ctx: ToolUseContext) -> ToolResult:
-    await _check(value, ctx)
-    assert ctx.shell is not None
-    shell = ctx.shell.background.get(value.bash_id)
-    assert shell is not None
-    return ToolResult(render(shell.read(_pattern(value))))
+    return ToolResult(render(find_shell(value.bash_id, ctx).read(_pattern(value))))
 
 
 BASH_OUTPUT = build_tool(

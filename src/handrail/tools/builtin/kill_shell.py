@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from handrail.tools.builtin._common import ToolInput, validator
+from handrail.tools.builtin.background_lookup import find_shell, not_running
 from handrail.tools.context import ToolUseContext
-from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
 
 
@@ -22,19 +22,13 @@ PROMPT = """Kills a running background bash shell by its ID.
 
 
 async def _check(value: KillShellInput, ctx: ToolUseContext) -> None:
-    if ctx.shell is None or ctx.shell.background.get(value.shell_id) is None:
-        raise ToolError(f"No background shell with ID {value.shell_id!r}.")
+    find_shell(value.shell_id, ctx)
 
 
 async def _call(value: KillShellInput, ctx: ToolUseContext) -> ToolResult:
-    await _check(value, ctx)
-    assert ctx.shell is not None
-    shell = ctx.shell.background.get(value.shell_id)
-    assert shell is not None
+    shell = find_shell(value.shell_id, ctx)
     if shell.status != "running":
-        code = f" (exit code {shell.exit_code})" if shell.exit_code is not None else ""
-        state = "was killed" if shell.status == "killed" else f"has {shell.status}"
-        return ToolResult(f"Shell {shell.id} is not running: it {state}{code}.")
+        return ToolResult(f"Shell {shell.id} is not running: {not_running(shell)}.")
     await shell.kill()
     return ToolResult(f"Killed shell {shell.id} ({shell.command}).")
 

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from handrail.tools.background_agents import BackgroundAgent
 from handrail.tools.builtin._common import ToolInput, validator
-from handrail.tools.builtin.background_lookup import find_task
+from handrail.tools.builtin.background_lookup import find_task, not_running
 from handrail.tools.context import ToolUseContext
 from handrail.tools.protocol import ToolResult, build_tool
 
@@ -28,7 +28,7 @@ async def _check(value: TaskStopInput, ctx: ToolUseContext) -> None:
 async def _call(value: TaskStopInput, ctx: ToolUseContext) -> ToolResult:
     task = find_task(value.task_id, ctx)
     if task.status != "running":
-        return ToolResult(f"Task {task.id} is not running: it has {task.status}.")
+        return ToolResult(f"Task {task.id} is not running: {not_running(task)}.")
     if isinstance(task, BackgroundAgent):
         await task.stop()
         return ToolResult(f"Stopped agent {task.id} ({task.description}).")
