@@ -126,6 +126,22 @@ async def test_general_purpose_agents_never_get_task(editor: Editor, model: Fake
     assert "Use British spelling." in child["system"] and "Use British spelling." in parent["system"]
 
 
+async def test_agent_types_are_found_whatever_their_case(editor: Editor, model: FakeModel) -> None:
+    talk = Conversations()
+    unknown_type, lower_case = task("bad", "Never runs", "reviewer"), task("scan", "Scan", "explore")
+    talk.script("look around", Reply.of(unknown_type), Reply.of(lower_case), Reply.of(Text("done")))
+    talk.script("Scan", Reply.of(Text("scanned")))
+    model.add(*talk.steps())
+    await editor.ask("look around")
+    (_, after_unknown, after_explore) = requests_of(model, "look around")
+    (unknown,) = tool_results(after_unknown)
+    assert unknown["is_error"] and "'reviewer' not found. Available agents: general-purpose, Explore" in (
+        result_text(unknown)
+    )
+    (scanned,) = tool_results(after_explore)
+    assert result_text(scanned) == "scanned" and requests_of(model, "Scan")[0]["system"].startswith(EXPLORE_PROMPT)
+
+
 async def test_cancel_reaches_a_running_subagent(editor: Editor, model: FakeModel) -> None:
     call = task("wait forever", "Wait forever")
     held = Hold(Reply.of(Text("too late")))

@@ -160,6 +160,10 @@ class SubAgents:
         """The agent types, each with when to use it."""
         return self.catalog.descriptions()
 
+    def known_agent(self, name: str) -> bool:
+        """Whether the catalog has this agent type (exact, then case-insensitive)."""
+        return self.catalog.get(name) is not None
+
     async def run_agent(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
         """Run the sub-agent for the Task call bound in `ctx`; its final text."""
         run = self._prepare(request, ctx, background=False)

@@ -179,6 +179,10 @@ class SubAgentRunner(Protocol):
         """The agent types available, each with a description of when to use it."""
         ...
 
+    def known_agent(self, name: str) -> bool:
+        """Whether an agent type is called `name` (the case of the letters aside, as the model may write it)."""
+        ...
+
     async def run_agent(self, request: SubAgentRequest, ctx: ToolUseContext) -> str:
         """Run a sub-agent for the call bound in `ctx` to its end; its final text (ToolError on failure)."""
         ...

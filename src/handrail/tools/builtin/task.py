@@ -59,12 +59,10 @@ async def _validate(value: TaskInput, ctx: ToolUseContext) -> ValidationResult:
         return ValidationResult(ok=False, message="prompt must not be empty: the agent knows nothing else.")
     if ctx.agents is None:
         return ValidationResult(ok=False, message="Sub-agents cannot be started here.")
-    types = ctx.agents.agent_types()
     wanted = value.subagent_type or DEFAULT_AGENT_TYPE
-    if wanted not in types and wanted.lower() not in {name.lower() for name in types}:
-        return ValidationResult(
-            ok=False, message=f"Agent type {wanted!r} not found. Available agents: {', '.join(types)}"
-        )
+    if not ctx.agents.known_agent(wanted):
+        available = ", ".join(ctx.agents.agent_types())
+        return ValidationResult(ok=False, message=f"Agent type {wanted!r} not found. Available agents: {available}")
     return VALID
 
 
