@@ -9,17 +9,18 @@ and U+2028, which LSP does not treat as line breaks.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from lsprotocol.types import PositionEncodingKind
+from pygls.workspace import PositionCodec
 
 from handrail.server.app import HandrailServer, create_server
-from handrail.server.document_sync import apply_content_change
-from handrail.server.positions import offset_at, position_at
+from handrail.server.documents import BlockDocument
+from handrail.server.positions import position_at
 
 ALPHABET = st.sampled_from(["a", "b", " ", "é", "😀", "\n", "\r\n", "\r", "\t", "\f", "\u2028", "\x85", "\x1c"])
 TEXTS = st.lists(ALPHABET, max_size=30).map("".join)
@@ -121,31 +122,23 @@ def test_the_document_store_follows_a_reference_model(encoding: str) -> None:
     check()
 
 
-def test_offsets_and_positions_round_trip() -> None:
+def test_positions_and_the_document_store_round_trip() -> None:
     @given(text=TEXTS, encoding=st.sampled_from(["utf-16", "utf-8", "utf-32"]))
     def check(text: str, encoding: str) -> None:
-        for offset in _cut_points(text):
-            assert offset_at(text, position_at(text, offset, encoding), encoding) == offset
+        codec = PositionCodec(PositionEncodingKind(encoding))
+        for offset in _cut_points(text):  # an insertion at the position lands at the offset it was made from
+            document = BlockDocument("file:///t.txt", text, position_codec=codec)
+            at = position_at(text, offset, encoding)
+            document.apply_change(types.TextDocumentContentChangePartial(range=types.Range(at, at), text="|"))
+            assert document.source == text[:offset] + "|" + text[offset:]
 
     check()
 
 
 def test_a_ranged_change_on_the_last_line_and_beyond() -> None:
-    change = types.TextDocumentContentChangePartial(
-        range=types.Range(start=types.Position(line=1, character=1), end=types.Position(line=9, character=0)), text="X")
-    assert apply_content_change("ab\ncd\u2028ef", change) == "ab\ncX"
-    whole = types.TextDocumentContentChangeWholeDocument(text="new")
-    assert apply_content_change("old", whole) == "new"
-
-
-def test_the_store_lives_on_the_servers_workspace(tmp_path: Path) -> None:
-    server = _new_server("utf-16")
-    uri = (tmp_path / "x.txt").as_uri()
-    _send(server, {"method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": uri, "languageId": "plaintext", "version": 1, "text": "a\fb\nc"}}})
-    _send(server, {"method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": 2},
-                                                                   "contentChanges": [{"range": {
-                                                                       "start": {"line": 1, "character": 0},
-                                                                       "end": {"line": 1, "character": 1}},
-                                                                       "text": "C"}]}})
-    assert server.workspace.get_text_document(uri).source == "a\fb\nC"
+    document = BlockDocument("file:///t.txt", "ab\ncd\u2028ef")
+    past_the_end = types.Range(start=types.Position(line=1, character=1), end=types.Position(line=9, character=0))
+    document.apply_change(types.TextDocumentContentChangePartial(range=past_the_end, text="X"))
+    assert document.source == "ab\ncX"
+    document.apply_change(types.TextDocumentContentChangeWholeDocument(text="new"))
+    assert document.source == "new"

@@ -56,20 +56,6 @@ def minimal_change(old: str, new: str) -> tuple[int, int, str]:
     return start, end_old, new[start:end_new]
 
 
-def offset_at(text: str, position: types.Position, encoding: str = "utf-16") -> int:
-    """The code-point offset of an LSP `position` in `text`, clamped to its line (and to the end of the text)."""
-    line_start, line_end = 0, len(text)
-    for line, match in enumerate(LINE_BREAK.finditer(text)):
-        if line == position.line:
-            line_end = match.start()
-            break
-        line_start = match.end()
-    else:
-        if position.line > len(LINE_BREAK.findall(text)):
-            return len(text)
-    return line_start + column_in_line(text[line_start:line_end], position.character, encoding)
-
-
 def column_in_line(line: str, character: int, encoding: str) -> int:
     """The index in `line` (without its break) of a position counted in the client's units, clamped to the
     line; a position inside a character is before it."""
