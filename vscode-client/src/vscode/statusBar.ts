@@ -7,7 +7,7 @@ import type { ServerState } from "./serverClient";
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("handrail.status", vscode.StatusBarAlignment.Left, 50);
-  private status: Status = { sessionId: "", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 } };
+  private status: Status = { sessionId: "", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 }, backgroundRunning: 0 };
   private server: ServerState = "starting";
 
   constructor(command: string) {

@@ -58,7 +58,7 @@ test("the audit log path mirrors the server's state dir rules", () => {
 });
 
 test("status bar text", () => {
-  const status = { sessionId: "s", running: true, mode: "acceptEdits", usage: { inputTokens: 12_345, outputTokens: 950 } };
+  const status = { sessionId: "s", running: true, mode: "acceptEdits", usage: { inputTokens: 12_345, outputTokens: 950 }, backgroundRunning: 0 };
   assert.equal(statusText(status, "running"), "$(sync~spin) handrail: Accept edits · 12k↑ 950↓");
   assert.equal(statusText({ ...status, running: false, usage: { inputTokens: 0, outputTokens: 0 } }, "running"), "$(hubot) handrail: Accept edits");
   assert.match(statusText(status, "stopped"), /stopped/);
