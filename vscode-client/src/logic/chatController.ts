@@ -115,6 +115,23 @@ export class ChatController {
     this.host.post(this.inactive);
   }
 
+  /**
+   * The server process changed: background work dies with the process that ran it, so the rows the
+   * view shows are re-read from the server (`list`), or cleared when no server runs (`list` null).
+   * Only sessions that show rows are asked about; a failed query clears them too (their process is gone).
+   */
+  async resyncBackground(list: ((sessionId: string) => Promise<unknown>) | null): Promise<void> {
+    for (const model of [...this.sessions.values()].filter((m) => m.background.length > 0)) {
+      let tasks: unknown = [];
+      try {
+        tasks = list ? await list(model.sessionId) : [];
+      } catch {
+        tasks = [];
+      }
+      this.emit(model, model.setBackground(tasks));
+    }
+  }
+
   /** The permission mode was switched by the user. */
   setMode(mode: string): void {
     this.mode = mode;

@@ -3,7 +3,8 @@
  * The extension keeps one ChatSessionModel per session and posts only the returned ops to the webview.
  */
 
-import type { ChatEvent, InactiveItem, Todo, Usage } from "./protocol";
+import { readBackgroundTasks, runningCount } from "./background";
+import type { BackgroundTask, ChatEvent, InactiveItem, Todo, Usage } from "./protocol";
 
 export type ToolStatus = "running" | "waiting" | "done" | "error";
 
@@ -29,6 +30,8 @@ export interface Status {
   running: boolean;
   mode: string;
   usage: Usage;
+  /** How many of the session's background agents and shells still run (the status bar shows it). */
+  backgroundRunning: number;
 }
 
 export interface SessionSummary {
@@ -38,11 +41,12 @@ export interface SessionSummary {
 
 /** An operation the webview applies to its DOM. */
 export type ViewOp =
-  | { op: "reset"; entries: Entry[]; todos: Todo[]; status: Status }
+  | { op: "reset"; entries: Entry[]; todos: Todo[]; background: BackgroundTask[]; status: Status }
   | { op: "entry"; entry: Entry }
   | { op: "appendText"; id: string; text: string }
   | { op: "patchTool"; id: string; patch: Partial<ToolCard> }
   | { op: "todos"; todos: Todo[] }
+  | { op: "background"; tasks: BackgroundTask[] }
   | { op: "status"; status: Status }
   | { op: "sessions"; sessions: SessionSummary[]; current: string }
   | { op: "inactive"; items: InactiveItem[]; trusted: boolean }
@@ -67,10 +71,11 @@ function describeStop(stopReason: string): string | null {
   }
 }
 
-/** One session's transcript, todo list and status, updated by chat events. */
+/** One session's transcript, todo list, background tasks and status, updated by chat events. */
 export class ChatSessionModel {
   readonly entries: Entry[] = [];
   todos: Todo[] = [];
+  background: BackgroundTask[] = [];
   title = "New session";
   private readonly tools = new Map<string, ToolCard>();
   private openText: { id: string; text: string } | null = null;
@@ -79,12 +84,15 @@ export class ChatSessionModel {
   readonly status: Status;
 
   constructor(readonly sessionId: string, mode = "default") {
-    this.status = { sessionId, running: false, mode, usage: { inputTokens: 0, outputTokens: 0 } };
+    this.status = { sessionId, running: false, mode, usage: { inputTokens: 0, outputTokens: 0 }, backgroundRunning: 0 };
   }
 
   /** Everything the view needs to draw this session from scratch (switching sessions, view reload). */
   snapshot(): ViewOp {
-    return { op: "reset", entries: this.entries.map((e) => structuredClone(e)), todos: [...this.todos], status: { ...this.status } };
+    return {
+      op: "reset", entries: this.entries.map((e) => structuredClone(e)), todos: [...this.todos],
+      background: this.background.map((t) => ({ ...t })), status: { ...this.status },
+    };
   }
 
   private nextId(prefix: string): string {
@@ -127,6 +135,21 @@ export class ChatSessionModel {
   private patch(card: ToolCard, patch: Partial<ToolCard>): ViewOp {
     Object.assign(card, patch);
     return { op: "patchTool", id: card.id, patch: structuredClone(patch) };
+  }
+
+  /**
+   * Replace the background task list (the server always sends the whole list). The status op
+   * follows only when the running count changed, so the status bar is not redrawn for nothing.
+   */
+  setBackground(tasks: unknown): ViewOp[] {
+    this.background = readBackgroundTasks(tasks);
+    const ops: ViewOp[] = [{ op: "background", tasks: this.background.map((t) => ({ ...t })) }];
+    const running = runningCount(this.background);
+    if (running !== this.status.backgroundRunning) {
+      this.status.backgroundRunning = running;
+      ops.push({ op: "status", status: { ...this.status } });
+    }
+    return ops;
   }
 
   /** A permission prompt for this tool call is open in the editor. */
@@ -215,6 +238,8 @@ export class ChatSessionModel {
       case "todos":
         this.todos = event.todos.map((t) => ({ ...t }));
         return [{ op: "todos", todos: this.todos.map((t) => ({ ...t })) }];
+      case "background":
+        return this.setBackground(event.tasks); // from the wire: read, not trusted to match the type
       case "mode":
         this.status.mode = event.mode;
         return [{ op: "status", status: { ...this.status } }];

@@ -4,10 +4,11 @@
  */
 
 import type { CancellationToken, Disposable } from "vscode-jsonrpc";
+import { readBackgroundTasks } from "./background";
 import { PromptQueue } from "./promptQueue";
 import {
   ASK_USER, CHAT, Commands, PERMISSION, SAVE_DOCUMENT, asChatEvent,
-  type AskResult, type AskUserParams, type AskUserResult, type ChatEvent, type McpServerStatus,
+  type AskResult, type AskUserParams, type AskUserResult, type BackgroundTask, type ChatEvent, type McpServerStatus,
   type PermissionParams, type PermissionResult, type PermissionsReport,
 } from "./protocol";
 
@@ -75,6 +76,11 @@ export class HandrailCommands {
 
   approveProjectSettings(): Promise<unknown> {
     return this.execute(Commands.approveProjectSettings, []);
+  }
+
+  /** The session's background agents and shells (the same listing as the `background` chat event). */
+  async backgroundTasks(sessionId: string): Promise<BackgroundTask[]> {
+    return readBackgroundTasks(await this.execute(Commands.backgroundTasks, [{ sessionId }]));
   }
 
   async mcpStatus(): Promise<McpServerStatus[]> {

@@ -15,6 +15,7 @@ export const Commands = {
   permissions: "handrail.permissions",
   approveProjectSettings: "handrail.approveProjectSettings",
   mcpStatus: "handrail.mcpStatus",
+  backgroundTasks: "handrail.backgroundTasks",
 } as const;
 
 /** What this client declares in `capabilities.experimental.handrail`. */
@@ -36,6 +37,22 @@ export interface Todo {
   activeForm?: string;
 }
 
+/**
+ * The statuses the server reports: agents end completed, failed or stopped (tools/background_agents.py),
+ * shells completed, failed or killed (tools/background_shells.py).
+ */
+export type BackgroundStatus = "running" | "completed" | "failed" | "stopped" | "killed";
+
+/** One background sub-agent or shell of a session (the `background` chat event, `handrail.backgroundTasks`). */
+export interface BackgroundTask {
+  id: string;
+  kind: "agent" | "shell";
+  /** The agent's description or the shell's command line: the model's text, so untrusted. */
+  description: string;
+  /** A BackgroundStatus; kept as a string so a status a newer server adds is still shown. */
+  status: string;
+}
+
 interface ChatBase {
   sessionId: string;
 }
@@ -52,6 +69,7 @@ export type ChatEvent = ChatBase &
     | { kind: "permission"; toolUseId: string; decision: string; parentToolUseId?: string }
     | { kind: "turnEnd"; stopReason: string; text: string; usage?: Usage }
     | { kind: "todos"; todos: Todo[] }
+    | { kind: "background"; tasks: BackgroundTask[] }
     | { kind: "mode"; mode: string }
   );
 

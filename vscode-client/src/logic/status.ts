@@ -26,7 +26,7 @@ export function modeLabel(mode: string): string {
   return MODE_LABELS[mode] ?? mode;
 }
 
-/** The status bar text: running state, mode, and tokens when any were reported. */
+/** The status bar text: running state, mode, tokens when any were reported, running background tasks. */
 export function statusText(status: Status, serverState: "starting" | "running" | "stopped"): string {
   if (serverState !== "running") {
     return serverState === "starting" ? "$(loading~spin) handrail starting" : "$(error) handrail stopped";
@@ -34,5 +34,14 @@ export function statusText(status: Status, serverState: "starting" | "running" |
   const icon = status.running ? "$(sync~spin)" : "$(hubot)";
   const tokens = status.usage.inputTokens + status.usage.outputTokens;
   const usage = tokens > 0 ? ` · ${formatTokens(status.usage.inputTokens)}↑ ${formatTokens(status.usage.outputTokens)}↓` : "";
-  return `${icon} handrail: ${modeLabel(status.mode)}${usage}`;
+  const background = status.backgroundRunning > 0 ? ` · $(server-process) ${status.backgroundRunning}` : "";
+  return `${icon} handrail: ${modeLabel(status.mode)}${usage}${background}`;
+}
+
+/** The status bar tooltip: the same facts in words. */
+export function statusTooltip(status: Status): string {
+  const tokens = `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens`;
+  const n = status.backgroundRunning;
+  const background = n > 0 ? `; ${n} background task${n === 1 ? "" : "s"} running` : "";
+  return `handrail — mode ${status.mode}${status.running ? ", running" : ""}; ${tokens}${background}. Click to switch mode.`;
 }

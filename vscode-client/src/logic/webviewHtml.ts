@@ -44,6 +44,7 @@ export function chatHtml(o: ShellOptions): string {
 </header>
 <section id="inactive" class="inactive" hidden></section>
 <section id="todos" class="todos" aria-label="Todo list" hidden></section>
+<section id="background" class="background" aria-label="Background tasks" hidden></section>
 <main id="transcript" class="transcript" aria-live="polite" tabindex="0"></main>
 <form id="prompt-form" class="prompt">
   <label class="visually-hidden" for="prompt">Ask handrail</label>

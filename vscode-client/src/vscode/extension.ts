@@ -113,8 +113,12 @@ export function activate(context: vscode.ExtensionContext): void {
 
   server.onDidChangeState((state) => {
     statusBar.setServer(state);
+    if (state === "stopped") {
+      void controller.resyncBackground(null);
+    }
     if (state === "running") {
       void refreshPermissions();
+      void server?.ready().then((commands) => controller.resyncBackground(commands ? (id) => commands.backgroundTasks(id) : null));
       forwardDiagnostics(vscode.languages.getDiagnostics().map(([uri]) => uri)); // a (re)started server knows none
     }
   });

@@ -1,13 +1,13 @@
-/** The status bar item: mode (click to switch), whether a turn runs, tokens used. */
+/** The status bar item: mode (click to switch), whether a turn runs, tokens used, background tasks running. */
 
 import * as vscode from "vscode";
 import type { Status } from "../logic/chatModel";
-import { statusText } from "../logic/status";
+import { statusText, statusTooltip } from "../logic/status";
 import type { ServerState } from "./serverClient";
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("handrail.status", vscode.StatusBarAlignment.Left, 50);
-  private status: Status = { sessionId: "", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 } };
+  private status: Status = { sessionId: "", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 }, backgroundRunning: 0 };
   private server: ServerState = "starting";
 
   constructor(command: string) {
@@ -29,8 +29,7 @@ export class StatusBar implements vscode.Disposable {
 
   private render(): void {
     this.item.text = statusText(this.status, this.server);
-    const tokens = `${this.status.usage.inputTokens} input / ${this.status.usage.outputTokens} output tokens`;
-    this.item.tooltip = `handrail — mode ${this.status.mode}${this.status.running ? ", running" : ""}; ${tokens}. Click to switch mode.`;
+    this.item.tooltip = statusTooltip(this.status);
   }
 
   dispose(): void {

@@ -1,8 +1,9 @@
 /** The chat webview: applies the extension's view ops to the DOM and sends the user's actions back. */
 
+import { backgroundHeading, backgroundKindLabel, backgroundStatusLabel } from "../logic/background";
 import { decisionLabel, type Entry, type Status, type ToolCard, type ViewOp } from "../logic/chatModel";
 import { renderMarkdown } from "../logic/markdown";
-import type { InactiveItem, Todo } from "../logic/protocol";
+import type { BackgroundTask, InactiveItem, Todo } from "../logic/protocol";
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -18,6 +19,7 @@ const send = $<HTMLButtonElement>("send");
 const sessions = $<HTMLSelectElement>("sessions");
 const state = $<HTMLElement>("state");
 const todosBox = $<HTMLElement>("todos");
+const backgroundBox = $<HTMLElement>("background");
 const inactiveBox = $<HTMLElement>("inactive");
 
 /** Raw markdown of each assistant block, re-rendered (only that block) as text streams in. */
@@ -138,6 +140,27 @@ function renderTodos(todos: Todo[]): void {
   todosBox.append(el("strong", undefined, "Todos"), list);
 }
 
+/** The session's background agents and shells; all text goes in through textContent (it is the model's). */
+function renderBackground(tasks: BackgroundTask[]): void {
+  backgroundBox.hidden = tasks.length === 0;
+  backgroundBox.replaceChildren();
+  if (tasks.length === 0) {
+    return;
+  }
+  const list = el("ul");
+  list.setAttribute("aria-label", "Background agents and shells");
+  for (const task of tasks) {
+    const item = el("li", `bg-task ${task.kind} ${task.status === "running" ? "running" : "finished"}`);
+    item.dataset.id = task.id;
+    item.dataset.status = task.status;
+    const description = el("span", "description", task.description);
+    description.title = task.description; // the row ellipsizes long commands
+    item.append(el("span", "kind", backgroundKindLabel(task.kind)), description, el("span", "badge status", backgroundStatusLabel(task.status)));
+    list.append(item);
+  }
+  backgroundBox.append(el("strong", undefined, backgroundHeading(tasks)), list);
+}
+
 function renderInactive(items: InactiveItem[], trusted: boolean): void {
   inactiveBox.hidden = items.length === 0;
   inactiveBox.replaceChildren();
@@ -178,6 +201,7 @@ function apply(op: ViewOp): void {
       transcript.replaceChildren();
       op.entries.forEach(addEntry);
       renderTodos(op.todos);
+      renderBackground(op.background);
       renderStatus(op.status);
       transcript.scrollTop = transcript.scrollHeight;
       return;
@@ -206,6 +230,9 @@ function apply(op: ViewOp): void {
     }
     case "todos":
       renderTodos(op.todos);
+      return;
+    case "background":
+      renderBackground(op.tasks);
       return;
     case "status":
       renderStatus(op.status);

@@ -128,3 +128,26 @@ test("untrusted: the project's allow rules are reported inactive with the reason
     model.close();
   }
 });
+
+test("a background shell reaches the chat view as a background event, running then completed", async () => {
+  await withSession([
+    [{ tool: "Bash", input: { command: "sleep 0.3; echo '<b>done</b>'", description: "wait a little", run_in_background: true } }],
+    [{ text: "Started it." }],
+  ], async (s) => {
+    s.user.permissionAnswers.push({ decision: "allow" });
+    const result = await s.commands.ask("Run it in the background", "it-session-bg");
+    assert.equal(result.stopReason, "end_turn");
+    const finished = (): boolean => s.user.chatEvents.some((e) => e.kind === "background" && e.tasks.some((t) => t.status === "completed"));
+    for (let waited = 0; !finished() && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const view = new ChatSessionModel("it-session-bg");
+    const ops = s.user.chatEvents.flatMap((e) => view.apply(e));
+    const statuses = ops.flatMap((o) => (o.op === "background" ? o.tasks.map((t) => `${t.kind}:${t.status}`) : []));
+    assert.deepEqual(statuses, ["shell:running", "shell:completed"], "the server's own shape, read by the model");
+    assert.equal(view.background[0].description, "sleep 0.3; echo '<b>done</b>'");
+    assert.equal(view.status.backgroundRunning, 0);
+    assert.deepEqual(await s.commands.backgroundTasks("it-session-bg"), view.background, "the command lists what the events said");
+    assert.deepEqual(await s.commands.backgroundTasks("never-started"), []);
+  });
+});

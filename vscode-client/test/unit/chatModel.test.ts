@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChatSessionModel, decisionLabel, type ViewOp } from "../../src/logic/chatModel";
+import type { ChatEvent } from "../../src/logic/protocol";
 import { recordedStream } from "./fixtures";
 
 function run(model: ChatSessionModel): ViewOp[] {
@@ -60,6 +61,47 @@ test("todos, mode and usage from the contract's newer kinds", () => {
   assert.deepEqual(model.status.usage, { inputTokens: 2150, outputTokens: 124 });
   assert.equal(model.status.running, true, "the last recorded turn is still running");
   assert.equal(model.title, "Say hi instead of hello");
+});
+
+test("a background event replaces the list, and the running count reaches the status", () => {
+  const model = new ChatSessionModel("s");
+  const agent = { id: "agent_1", kind: "agent" as const, description: "Find the callers", status: "running" };
+  const shell = { id: "shell_1", kind: "shell" as const, description: "npm test", status: "running" };
+  const first = model.apply({ sessionId: "s", kind: "background", tasks: [agent] });
+  assert.deepEqual(first.map((o) => o.op), ["background", "status"]);
+  assert.deepEqual(first[0], { op: "background", tasks: [agent] });
+  assert.ok(first[1].op === "status" && first[1].status.backgroundRunning === 1);
+
+  // the server sends the whole list each time: the new one replaces the old, it is not merged
+  const second = model.apply({ sessionId: "s", kind: "background", tasks: [{ ...agent, status: "completed" }, shell] });
+  assert.deepEqual(second, [{ op: "background", tasks: [{ ...agent, status: "completed" }, shell] }], "still one running: no status op");
+  assert.deepEqual(model.background.map((t) => `${t.id}:${t.status}`), ["agent_1:completed", "shell_1:running"]);
+
+  const cleared = model.apply({ sessionId: "s", kind: "background", tasks: [] });
+  assert.deepEqual(cleared.map((o) => o.op), ["background", "status"]);
+  assert.ok(cleared[0].op === "background" && cleared[0].tasks.length === 0, "an empty list tells the view to hide the section");
+  assert.equal(model.status.backgroundRunning, 0);
+});
+
+test("a malformed background event is read, not trusted", () => {
+  const model = new ChatSessionModel("s");
+  const ops = model.apply({ sessionId: "s", kind: "background", tasks: "nope" } as unknown as ChatEvent);
+  assert.deepEqual(ops, [{ op: "background", tasks: [] }]);
+  model.apply({ sessionId: "s", kind: "background", tasks: [{ id: "agent_1", kind: "agent", description: "x", status: "running", extra: 1 }] } as unknown as ChatEvent);
+  assert.deepEqual(model.background, [{ id: "agent_1", kind: "agent", description: "x", status: "running" }]);
+});
+
+test("background tasks are part of the snapshot, copied", () => {
+  const model = new ChatSessionModel("recorded-session");
+  run(model);
+  assert.deepEqual(model.background.map((t) => [t.kind, t.status]), [["agent", "running"], ["shell", "completed"]]);
+  assert.equal(model.status.backgroundRunning, 1);
+  const snap = model.snapshot();
+  assert.ok(snap.op === "reset");
+  assert.deepEqual(snap.background, model.background);
+  assert.equal(snap.status.backgroundRunning, 1);
+  model.background[0].status = "completed";
+  assert.equal(snap.background[0].status, "running");
 });
 
 test("a permission prompt marks its card waiting; cancelled prompts and stops are said", () => {

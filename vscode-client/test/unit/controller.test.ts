@@ -68,6 +68,53 @@ test("a new session starts empty; previous sessions stay listed", () => {
   assert.equal(chat.current.sessionId, "session-2");
 });
 
+const running = (id: string) => ({ id, kind: "shell" as const, description: `sleep ${id}`, status: "running" });
+
+test("background tasks are kept per session: the shown one is drawn and counted, another waits for a switch", () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.handleEvent({ sessionId: "session-1", kind: "background", tasks: [running("shell_1")] });
+  assert.deepEqual(host.posts.map((o) => o.op), ["background", "status"]);
+  assert.deepEqual(host.statuses.map((s) => s.backgroundRunning), [1]);
+
+  host.posts = [];
+  chat.handleEvent({ sessionId: "other", kind: "background", tasks: [running("shell_1"), running("shell_2")] });
+  assert.ok(!host.posts.some((o) => o.op === "background"), "not the session shown");
+  assert.deepEqual(host.statuses.map((s) => s.backgroundRunning), [1], "the status bar shows the shown session");
+
+  chat.switchTo("other");
+  const reset = host.posts.find((o) => o.op === "reset");
+  assert.ok(reset?.op === "reset");
+  assert.deepEqual(reset.background.map((t) => t.id), ["shell_1", "shell_2"]);
+  assert.equal(host.statuses.at(-1)?.backgroundRunning, 2);
+});
+
+test("a restarted server is asked again for the sessions that show tasks; without one they are cleared", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.handleEvent({ sessionId: "session-1", kind: "background", tasks: [running("shell_1")] });
+  chat.handleEvent({ sessionId: "other", kind: "background", tasks: [running("agent_1")] });
+  chat.handleEvent({ sessionId: "idle", kind: "turnStart", prompt: "no background work here" });
+  host.posts = [];
+  const asked: string[] = [];
+  await chat.resyncBackground((id) => {
+    asked.push(id);
+    return id === "other" ? Promise.reject(new Error("unknown command")) : Promise.resolve([{ ...running("shell_1"), status: "killed" }]);
+  });
+  assert.deepEqual(asked, ["session-1", "other"], "sessions without rows are not asked about");
+  assert.deepEqual(host.posts.filter((o) => o.op === "background"), [{ op: "background", tasks: [{ ...running("shell_1"), status: "killed" }] }]);
+  assert.equal(host.statuses.at(-1)?.backgroundRunning, 0);
+
+  chat.switchTo("other");
+  const reset = host.posts.find((o) => o.op === "reset");
+  assert.ok(reset?.op === "reset" && reset.background.length === 0, "a failed query clears: the old process is gone");
+
+  chat.handleEvent({ sessionId: "other", kind: "background", tasks: [running("agent_2")] });
+  host.posts = [];
+  await chat.resyncBackground(null);
+  assert.deepEqual(host.posts.filter((o) => o.op === "background"), [{ op: "background", tasks: [] }]);
+});
+
 test("without a server, asking says so instead of failing silently", async () => {
   const host = new Host();
   host.running = false;

@@ -154,3 +154,15 @@ test("commands are sent as workspace/executeCommand with one argument object", a
   ]);
   assert.equal(servers[0].name, "time");
 });
+
+test("handrail.backgroundTasks is asked per session and its answer read like the chat event's", async () => {
+  const sent: unknown[] = [];
+  const commands = new HandrailCommands({
+    sendRequest: (_method: string, params: unknown) => {
+      sent.push(params);
+      return Promise.resolve([{ id: "shell_1", kind: "shell", description: "npm test", status: "killed" }, { id: "?" }]);
+    },
+  });
+  assert.deepEqual(await commands.backgroundTasks("s1"), [{ id: "shell_1", kind: "shell", description: "npm test", status: "killed" }]);
+  assert.deepEqual(sent, [{ command: "handrail.backgroundTasks", arguments: [{ sessionId: "s1" }] }]);
+});

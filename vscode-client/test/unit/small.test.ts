@@ -5,7 +5,7 @@ import { diagnosticsParams, shouldForward } from "../../src/logic/diagnostics";
 import { promptWithSelection } from "../../src/logic/selection";
 import { buildLaunch, splitCommandLine, type LaunchSettings } from "../../src/logic/serverLaunch";
 import { auditLogPath } from "../../src/logic/statePaths";
-import { formatTokens, statusText } from "../../src/logic/status";
+import { formatTokens, statusText, statusTooltip } from "../../src/logic/status";
 import { chatHtml } from "../../src/logic/webviewHtml";
 
 const SETTINGS: LaunchSettings = { command: "handrail lsp", pythonPath: "", model: "", baseUrl: "", maxToolConcurrency: 0, workspaceTrusted: false };
@@ -58,11 +58,20 @@ test("the audit log path mirrors the server's state dir rules", () => {
 });
 
 test("status bar text", () => {
-  const status = { sessionId: "s", running: true, mode: "acceptEdits", usage: { inputTokens: 12_345, outputTokens: 950 } };
+  const status = { sessionId: "s", running: true, mode: "acceptEdits", usage: { inputTokens: 12_345, outputTokens: 950 }, backgroundRunning: 0 };
   assert.equal(statusText(status, "running"), "$(sync~spin) handrail: Accept edits · 12k↑ 950↓");
   assert.equal(statusText({ ...status, running: false, usage: { inputTokens: 0, outputTokens: 0 } }, "running"), "$(hubot) handrail: Accept edits");
   assert.match(statusText(status, "stopped"), /stopped/);
   assert.equal(formatTokens(1234), "1.2k");
+});
+
+test("the status bar counts running background tasks only when there are some", () => {
+  const status = { sessionId: "s", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 }, backgroundRunning: 2 };
+  assert.equal(statusText(status, "running"), "$(hubot) handrail: Default · $(server-process) 2");
+  assert.match(statusTooltip(status), /; 2 background tasks running\./);
+  assert.match(statusTooltip({ ...status, backgroundRunning: 1 }), /; 1 background task running\./);
+  assert.equal(statusText({ ...status, backgroundRunning: 0 }, "running"), "$(hubot) handrail: Default");
+  assert.doesNotMatch(statusTooltip({ ...status, backgroundRunning: 0 }), /background/);
 });
 
 test("the webview shell has a strict CSP: only the nonce'd script runs", () => {

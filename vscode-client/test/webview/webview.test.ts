@@ -132,6 +132,25 @@ test("todos, Restricted Mode notice, running state", { skip }, async () => {
   assert.deepEqual(sessions, ["Say hi instead of hello"]);
 });
 
+test("background tasks: one row each, running ones stand out, descriptions are text, hidden when none", { skip }, async () => {
+  const box = await page.$eval("#background", (n) => ({ hidden: (n as HTMLElement).hidden, label: n.getAttribute("aria-label"), heading: n.querySelector("strong")?.textContent }));
+  assert.deepEqual(box, { hidden: false, label: "Background tasks", heading: "Background tasks · 1 of 2 running" });
+  const rows = await page.$$eval("#background li", (nodes) => nodes.map((n) => ({
+    cls: n.getAttribute("class"), status: (n as HTMLElement).dataset.status, kind: n.querySelector(".kind")?.textContent,
+    description: n.querySelector(".description")?.textContent, badge: n.querySelector(".status")?.textContent,
+    weight: getComputedStyle(n).fontWeight,
+  })));
+  assert.deepEqual(rows, [
+    { cls: "bg-task agent running", status: "running", kind: "Agent", description: "Find the callers of greet", badge: "running…", weight: "700" },
+    { cls: "bg-task shell finished", status: "completed", kind: "Shell", description: 'echo "<img src=x onerror=alert(1)>" > out.html', badge: "completed", weight: "400" },
+  ]);
+  assert.equal(await page.$$eval("#background img", (n) => n.length), 0, "the shell's HTML is not parsed");
+
+  await page.evaluate(() => window.postMessage({ op: "background", tasks: [] }, "*"));
+  await page.waitForSelector("#background[hidden]", { state: "attached" });
+  assert.equal(await page.$$eval("#background li", (n) => n.length), 0);
+});
+
 test("keyboard: Enter sends the prompt, Escape stops", { skip }, async () => {
   await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
   await page.evaluate(() => window.postMessage({ op: "status", status: { sessionId: "recorded-session", running: false, mode: "default", usage: { inputTokens: 0, outputTokens: 0 } } }, "*"));
