@@ -57,6 +57,7 @@ from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.server.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
+from handrail.tools.live_pool import LiveToolPool
 from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 
@@ -489,15 +490,15 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     simple = simple_mode(setting=settings.simple_tools)
     agents_catalog = await ls.agent_catalogs.load(roots)
     skills = await load_skills(roots, _approvals(ls), ls.skill_problems)
-    pool = assemble_tool_pool(
-        session.permission_context,
-        ls.mcp.tools(),
-        simple=simple,
-        extra_builtins=(
-            *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
-            *skill_pool_tools(skills, session.permission_context, simple=simple),
-            *ls.mcp.resource_tools(),
-        ),
+    extra_builtins = (
+        *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+        *skill_pool_tools(skills, session.permission_context, simple=simple),
+        *ls.mcp.resource_tools(),
+    )
+    context = session.permission_context  # as at the turn's start, like the built-ins: the cached prefix holds
+    pool = LiveToolPool(  # MCP servers' tools/list_changed reach the turn's next request
+        ls.mcp.tools,
+        lambda mcp_tools: assemble_tool_pool(context, mcp_tools, simple=simple, extra_builtins=extra_builtins),
     )
     catalog = SessionCatalog(session, pool)
     deferred = tuple(t.name for t in pool.deferred())
