@@ -70,6 +70,7 @@ PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
 MCP_STATUS_COMMAND = "handrail.mcpStatus"
 APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
+RESTART_MCP_COMMAND = "handrail.restartMcpServer"
 BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
@@ -371,6 +372,13 @@ def create_server() -> HandrailServer:
         if not isinstance(name, str) or not name:
             raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
         return await ls.mcp.approve(name)
+
+    @server.command(RESTART_MCP_COMMAND)
+    async def restart_mcp(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        name = field_of(_single_argument(args), "name")
+        if not isinstance(name, str) or not name:
+            raise JsonRpcInvalidParams("handrail.restartMcpServer: expected [{name}]")
+        return await ls.mcp.restart(name)
 
     @server.command(BACKGROUND_TASKS_COMMAND)
     def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
