@@ -219,7 +219,7 @@ class McpServerRunner:
                     specs = await connection.list_tools()
             except McpConnectionLostError:
                 return  # `closed` is set too: the session ends as for any lost connection
-            except (McpRequestError, TimeoutError) as exc:
+            except Exception as exc:  # a bad listing (refused, slow, malformed) must not end a working connection
                 log.warning("MCP server %s: could not list its changed tools: %s", self.name, describe_error(exc))
                 changes.listed(covered)  # keep the old tools rather than hold calls
                 continue

@@ -216,9 +216,10 @@ async def follow_tool_changes(
     short = 0
     try:
         while not closed.is_set() and short < MAX_SHORT_LISTENS:
-            opened = time.monotonic()
+            opened: float | None = None
             try:
                 async with client.listen(tools_list_changed=True) as subscription:
+                    opened = time.monotonic()
                     report_started()
                     async for _ in subscription:
                         pass
@@ -228,6 +229,9 @@ async def follow_tool_changes(
                 log.exception("MCP server %s: listening for tool changes failed", server)
                 return
             if closed.is_set():
+                return
+            if opened is None:  # refused outright: asking again would be refused again
+                log.warning("MCP server %s refused a tool-change subscription; its tools stay as listed", server)
                 return
             short = short + 1 if time.monotonic() - opened < SHORT_LISTEN_SECONDS else 0
             on_tools_changed()  # changes made while no stream was open were not delivered: list again
