@@ -15,6 +15,7 @@ export const Commands = {
   permissions: "handrail.permissions",
   approveProjectSettings: "handrail.approveProjectSettings",
   mcpStatus: "handrail.mcpStatus",
+  restartMcpServer: "handrail.restartMcpServer",
 } as const;
 
 /** What this client declares in `capabilities.experimental.handrail`. */
@@ -130,6 +131,14 @@ export interface McpServerStatus {
   tools: string[];
   error?: string;
   stderrTail?: string;
+  toolsChanged?: { added: string[]; removed: string[] };
+}
+
+/** What `handrail.restartMcpServer` answers. */
+export interface McpRestartResult {
+  restarted: boolean;
+  name: string;
+  reason?: string;
 }
 
 /** An LSP diagnostic as sent in `handrail/diagnostics`. */
