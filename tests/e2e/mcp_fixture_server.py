@@ -1,9 +1,13 @@
-"""An MCP server for the tests, written with the SDK: slow, failing, progressing, crashing and image tools.
+"""An MCP server for the tests, written with the SDK: slow, failing, progressing, crashing and image tools,
+and tools that add or remove tools at runtime (announcing it with notifications/tools/list_changed).
 
     python mcp_fixture_server.py [--http PORT] [--many N] [--fail-start] [--log FILE] [--wait-for FILE]
+                                 [--handshake]
 
 `--log FILE` appends one line per event the tests wait for (started, cancelled);
-`--wait-for FILE` makes start-up slow: the server answers nothing until FILE exists.
+`--wait-for FILE` makes start-up slow: the server answers nothing until FILE exists;
+`--handshake` serves stdio in the 2025 handshake era only (`initialize`, no `server/discover`),
+so clients fall back to it and get change notifications unasked instead of through `subscriptions/listen`.
 """
 
 from __future__ import annotations
@@ -16,8 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.runner import serve_loop
+from mcp.server.stdio import stdio_server
 
 # a 1x1 PNG
 PIXEL = base64.b64decode(
@@ -74,6 +82,25 @@ def build(many: int, log: Path | None) -> MCPServer:
     def pinned() -> str:
         return "pinned"
 
+    async def tools_changed(ctx: Context) -> None:
+        await ctx.notify_tools_changed()  # 2026-07-28: to the client's subscriptions/listen stream
+        await ctx.session.send_tool_list_changed()  # handshake era: sent unasked (dropped on modern connections)
+
+    @server.tool(description="Register a new tool NAME that answers TEXT")
+    async def add_tool(name: str, text: str, ctx: Context) -> str:
+        def added() -> str:
+            return text
+
+        server.add_tool(added, name=name, description=f"Added at runtime; answers {text!r}")
+        await tools_changed(ctx)
+        return f"added {name}"
+
+    @server.tool(description="Unregister the tool NAME")
+    async def remove_tool(name: str, ctx: Context) -> str:
+        server.remove_tool(name)
+        await tools_changed(ctx)
+        return f"removed {name}"
+
     @server.resource("fixture://readme", name="readme", mime_type="text/plain")
     def readme() -> str:
         return "the fixture's readme"
@@ -87,6 +114,14 @@ def build(many: int, log: Path | None) -> MCPServer:
     return server
 
 
+async def serve_handshake_only(server: MCPServer) -> None:
+    """Stdio in the handshake era only: `server/discover` is refused, so clients fall back to `initialize`."""
+    lowlevel = server._lowlevel_server
+    options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read_stream, write_stream), lowlevel.lifespan(lowlevel) as state:
+        await serve_loop(lowlevel, read_stream, write_stream, lifespan_state=state, init_options=options)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int)
@@ -94,6 +129,7 @@ def main() -> None:
     parser.add_argument("--fail-start", action="store_true")
     parser.add_argument("--log", type=Path)
     parser.add_argument("--wait-for", type=Path)
+    parser.add_argument("--handshake", action="store_true")
     args = parser.parse_args()
     while args.wait_for is not None and not args.wait_for.exists():
         time.sleep(0.02)
@@ -105,7 +141,9 @@ def main() -> None:
         with args.log.open("a") as handle:
             handle.write(f"started {os.getpid()}\n")
     server = build(args.many, args.log)
-    if args.http:
+    if args.handshake:
+        anyio.run(serve_handshake_only, server)
+    elif args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         server.run()

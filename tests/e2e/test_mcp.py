@@ -331,7 +331,12 @@ def http_fixture() -> Iterator[str]:
         process.wait(10)
 
 
-async def test_http_transport(mcp_editor: Editor, model: FakeModel, workspace: Path, http_fixture: str) -> None:
+async def test_http_transport(
+    http_fixture: str,  # first, so it stops after the editor: handrail's open listen stream would hold it up
+    mcp_editor: Editor,
+    model: FakeModel,
+    workspace: Path,
+) -> None:
     user_settings(
         workspace,
         {

@@ -57,6 +57,7 @@ from handrail.server.usage import TurnUsage
 from handrail.server.watcher import WorkspaceWatcher
 from handrail.server.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
+from handrail.tools.live_pool import LiveToolPool
 from handrail.tools.mcp.config import MCP_JSON
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 from handrail.tools.skills import SkillCatalog
@@ -70,6 +71,7 @@ PERMISSIONS_COMMAND = "handrail.permissions"
 APPROVE_COMMAND = "handrail.approveProjectSettings"
 MCP_STATUS_COMMAND = "handrail.mcpStatus"
 APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
+RESTART_MCP_COMMAND = "handrail.restartMcpServer"
 BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
@@ -372,6 +374,13 @@ def create_server() -> HandrailServer:
             raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
         return await ls.mcp.approve(name)
 
+    @server.command(RESTART_MCP_COMMAND)
+    async def restart_mcp(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+        name = field_of(_single_argument(args), "name")
+        if not isinstance(name, str) or not name:
+            raise JsonRpcInvalidParams("handrail.restartMcpServer: expected [{name}]")
+        return await ls.mcp.restart(name)
+
     @server.command(BACKGROUND_TASKS_COMMAND)
     def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
         session_id = field_of(_single_argument(args), "sessionId")
@@ -499,15 +508,15 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     chat = ChatChannel(ls, session.id, token)
     simple = simple_mode(setting=settings.simple_tools)
     agents_catalog = await ls.agent_catalogs.load([root for root in roots if _approvals(ls).is_trusted(root)])
-    pool = assemble_tool_pool(
-        session.permission_context,
-        ls.mcp.tools(),
-        simple=simple,
-        extra_builtins=(
-            *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
-            *skill_pool_tools(skills, session.permission_context, simple=simple),
-            *ls.mcp.resource_tools(),
-        ),
+    extra_builtins = (
+        *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
+        *skill_pool_tools(skills, session.permission_context, simple=simple),
+        *ls.mcp.resource_tools(),
+    )
+    context = session.permission_context  # as at the turn's start, like the built-ins: the cached prefix holds
+    pool = LiveToolPool(  # MCP servers' tools/list_changed reach the turn's next request
+        ls.mcp.tools,
+        lambda mcp_tools: assemble_tool_pool(context, mcp_tools, simple=simple, extra_builtins=extra_builtins),
     )
     catalog = SessionCatalog(session, pool)
     deferred = tuple(t.name for t in pool.deferred())

@@ -4,7 +4,8 @@ The user's own servers (user settings) start at once. Servers that came with the
 workspace start only in a trusted workspace and once the user approved that exact
 definition (`permissions/mcp_approval.py`): approval is offered when a session starts
 and through `handrail.approveMcpServer`. A slow server never delays a turn: its tools
-join the pool of the requests that start after it connected.
+join the pool of the requests that start after it connected. A server that failed (or
+one the user wants fresh) starts again through `handrail.restartMcpServer`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 McpStatusState = Literal["starting", "running", "failed", "restarting", "stopped", "needsApproval", "untrusted"]
 APPROVE = "Approve"
 NOT_NOW = "Not now"
+RESTART_COMMAND = "handrail.restartMcpServer"
+APPROVE_COMMAND = "handrail.approveMcpServer"
 _SOURCE_LABELS = {
     "project": ".handrail/settings.json",
     "local": ".handrail/settings.local.json",
@@ -138,15 +141,39 @@ class McpManager:
             await asyncio.gather(*(runner.stop() for runner in stale))
             for name, config in wanted.items():
                 if name not in self._runners:
-                    runner = McpServerRunner(
-                        config,
-                        cwd=config.root or (roots[0] if roots else None),
-                        on_event=self._on_event,
-                        restart_delay=_seconds(self._env, "HANDRAIL_MCP_RESTART_DELAY", 1.0),
-                        connect_timeout=_seconds(self._env, "HANDRAIL_MCP_TIMEOUT", 30.0),
-                    )
-                    self._runners[name] = runner
-                    runner.start()
+                    self._start(config)
+
+    def _start(self, config: McpServerConfig) -> None:
+        roots = tuple(self._roots())
+        runner = McpServerRunner(
+            config,
+            cwd=config.root or (roots[0] if roots else None),
+            on_event=self._on_event,
+            restart_delay=_seconds(self._env, "HANDRAIL_MCP_RESTART_DELAY", 1.0),
+            connect_timeout=_seconds(self._env, "HANDRAIL_MCP_TIMEOUT", 30.0),
+        )
+        self._runners[config.name] = runner
+        runner.start()
+
+    async def restart(self, name: str) -> dict[str, Any]:
+        """Stop the server `name` if it runs and start it afresh (a failed one too: its command may exist now).
+
+        The definition is read again first, so a fixed one is what starts. Returns at once;
+        the server connects in the background (watch `handrail.mcpStatus` or the log).
+        """
+        await self.sync()
+        async with self._lock:
+            if self._stopped:
+                return {"restarted": False, "name": name, "reason": "handrail is shutting down"}
+            runner = self._runners.pop(name, None)
+            if runner is None:
+                blocked = self._blocked.get(name)
+                reason = blocked.reason if blocked else f"no MCP server named {name!r} is configured"
+                return {"restarted": False, "name": name, "reason": reason}
+            await runner.stop()
+            self._start(runner.config)
+        self._log(types.MessageType.Info, f"MCP server '{name}' is restarting at your request")
+        return {"restarted": True, "name": name}
 
     async def stop_all(self) -> None:
         """Stop every server and wait until their processes are gone."""
@@ -216,6 +243,8 @@ class McpManager:
             }
             if runner.error:
                 entry["error"] = runner.error
+            if (change := runner.last_change) is not None:  # the latest tools/list_changed followed
+                entry["toolsChanged"] = {"added": list(change.added), "removed": list(change.removed)}
             if runner.state in ("failed", "restarting") and (tail := runner.stderr_tail()):
                 entry["stderrTail"] = tail
             servers.append(entry)
@@ -223,13 +252,24 @@ class McpManager:
             entry = {"name": blocked.config.name, "source": blocked.config.source, "state": blocked.state, "tools": []}
             entry["error"] = blocked.reason
             servers.append(entry)
-        return {"servers": sorted(servers, key=lambda s: str(s["name"]))}
+        return {
+            "servers": sorted(servers, key=lambda s: str(s["name"])),
+            # how to act on an entry: both take [{name}]
+            "commands": {"restart": RESTART_COMMAND, "approve": APPROVE_COMMAND},
+        }
 
     def _on_event(self, runner: McpServerRunner, event: RunnerEvent) -> None:
         name = runner.name
         if event == "running":
             again = " again" if runner.restarts else ""
             self._log(types.MessageType.Info, f"MCP server '{name}' connected{again} ({len(runner.tools)} tools)")
+            return
+        if event == "toolsChanged":
+            change = runner.last_change.describe() if runner.last_change else "updated"
+            self._log(
+                types.MessageType.Info,
+                f"MCP server '{name}' changed its tools: {change} (now {len(runner.tools)} tools)",
+            )
             return
         tail = runner.stderr_tail()
         details = f"\n{tail}" if tail else ""
@@ -239,7 +279,7 @@ class McpManager:
                 "Its tools are unavailable meanwhile."
             )
         elif event == "failed":
-            message = f"MCP server '{name}' failed: {runner.error}"
+            message = f"MCP server '{name}' failed: {runner.error} (run {RESTART_COMMAND} to try again)"
         else:
             return
         self._log(types.MessageType.Warning, message + details)

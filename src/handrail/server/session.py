@@ -15,6 +15,7 @@ from handrail.permissions.settings import PermissionMode
 from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
+from handrail.tools.live_pool import LiveToolPool
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
 from handrail.tools.shell_session import ShellSession
@@ -77,7 +78,7 @@ class Session:
 class SessionCatalog:
     """The session's deferred tools (a ToolCatalog for ToolSearch); loaded ones are sent from then on."""
 
-    def __init__(self, session: Session, pool: ToolPool) -> None:
+    def __init__(self, session: Session, pool: ToolPool | LiveToolPool) -> None:
         self._session = session
         self._pool = pool
 

@@ -8,7 +8,8 @@ import { readBackgroundTasks } from "./background";
 import { PromptQueue } from "./promptQueue";
 import {
   ASK_USER, CHAT, Commands, PERMISSION, SAVE_DOCUMENT, asChatEvent,
-  type AskResult, type AskUserParams, type AskUserResult, type BackgroundTask, type ChatEvent, type McpServerStatus,
+  type AskResult, type AskUserParams, type AskUserResult, type BackgroundTask, type ChatEvent, type McpRestartResult,
+  type McpServerStatus,
   type PermissionParams, type PermissionResult, type PermissionsReport,
 } from "./protocol";
 
@@ -86,5 +87,9 @@ export class HandrailCommands {
   async mcpStatus(): Promise<McpServerStatus[]> {
     const result = (await this.execute(Commands.mcpStatus, [])) as { servers?: McpServerStatus[] } | null;
     return result?.servers ?? [];
+  }
+
+  restartMcpServer(name: string): Promise<McpRestartResult> {
+    return this.execute(Commands.restartMcpServer, [{ name }]) as Promise<McpRestartResult>;
   }
 }

@@ -16,6 +16,7 @@ export const Commands = {
   approveProjectSettings: "handrail.approveProjectSettings",
   mcpStatus: "handrail.mcpStatus",
   backgroundTasks: "handrail.backgroundTasks",
+  restartMcpServer: "handrail.restartMcpServer",
 } as const;
 
 /** What this client declares in `capabilities.experimental.handrail`. */
@@ -148,6 +149,14 @@ export interface McpServerStatus {
   tools: string[];
   error?: string;
   stderrTail?: string;
+  toolsChanged?: { added: string[]; removed: string[] };
+}
+
+/** What `handrail.restartMcpServer` answers. */
+export interface McpRestartResult {
+  restarted: boolean;
+  name: string;
+  reason?: string;
 }
 
 /** An LSP diagnostic as sent in `handrail/diagnostics`. */

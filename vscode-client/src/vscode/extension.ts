@@ -204,6 +204,29 @@ export function activate(context: vscode.ExtensionContext): void {
         void vscode.window.showWarningMessage(`handrail: MCP status is not available from this server (${errorText(error)}).`);
       }
     })),
+    vscode.commands.registerCommand("handrail.chat.restartMcpServer", withServer(async (commands) => {
+      try {
+        const servers = await commands.mcpStatus();
+        if (servers.length === 0) {
+          void vscode.window.showInformationMessage("handrail: no MCP servers are configured.");
+          return;
+        }
+        const picked = await vscode.window.showQuickPick(servers.map((s) => ({
+          label: s.name,
+          description: s.state,
+          detail: s.error,
+        })), { title: "handrail: restart which MCP server?" });
+        if (!picked) {
+          return;
+        }
+        const result = await commands.restartMcpServer(picked.label);
+        void (result.restarted
+          ? vscode.window.showInformationMessage(`handrail: restarting MCP server '${picked.label}'.`)
+          : vscode.window.showWarningMessage(`handrail: could not restart '${picked.label}': ${result.reason ?? "unknown reason"}`));
+      } catch (error) {
+        void vscode.window.showWarningMessage(`handrail: restarting MCP servers is not available from this server (${errorText(error)}).`);
+      }
+    })),
     vscode.commands.registerCommand("handrail.chat.approveProjectSettings", approveProject),
     vscode.commands.registerCommand("handrail.chat.setApiKey", async () => {
       const key = await vscode.window.showInputBox({ title: "handrail: Anthropic API key", prompt: "Stored in VS Code's secret storage (empty clears it)", password: true, ignoreFocusOut: true });

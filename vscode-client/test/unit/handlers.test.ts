@@ -145,12 +145,14 @@ test("commands are sent as workspace/executeCommand with one argument object", a
   await commands.setMode("plan", "s1");
   await commands.setMode("plan");
   const servers = await commands.mcpStatus();
+  await commands.restartMcpServer("time");
   assert.deepEqual(endpoint.sent.map((s) => s.params), [
     { command: "handrail.ask", arguments: [{ prompt: "hi", sessionId: "s1" }] },
     { command: "handrail.cancel", arguments: [{ sessionId: "s1" }] },
     { command: "handrail.setMode", arguments: [{ mode: "plan", sessionId: "s1" }] },
     { command: "handrail.setMode", arguments: [{ mode: "plan" }] },
     { command: "handrail.mcpStatus", arguments: [] },
+    { command: "handrail.restartMcpServer", arguments: [{ name: "time" }] },
   ]);
   assert.equal(servers[0].name, "time");
 });

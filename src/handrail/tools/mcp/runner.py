@@ -3,7 +3,9 @@
 The runner owns the connection in a task of its own (the SDK's context managers
 must be entered and left by the same task). Its tools exist only while it is
 connected; calls made through a connection that ended fail with an error the
-model can read. The server's stderr goes to a file whose tail is kept for reports.
+model can read. When the server says its tools changed (tools/list_changed) the
+runner lists them again and replaces `tools`; sessions pick the new tuple up at
+their next model request. The server's stderr goes to a file whose tail is kept for reports.
 """
 
 from __future__ import annotations
@@ -22,14 +24,21 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from handrail.tools.mcp.config import McpServerConfig
-from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, innermost_error
+from handrail.tools.mcp.model import (
+    McpConnection,
+    McpConnectionLostError,
+    McpRequestError,
+    McpToolSpec,
+    innermost_error,
+)
+from handrail.tools.mcp.tool_changes import ToolChanges, ToolsChange
 from handrail.tools.mcp.tools import mcp_tool
 from handrail.tools.protocol import Tool
 
 log = logging.getLogger(__name__)
 
 RunnerState = Literal["starting", "running", "failed", "restarting", "stopped"]
-RunnerEvent = Literal["running", "failed", "crashed", "stopped"]
+RunnerEvent = Literal["running", "failed", "crashed", "stopped", "toolsChanged"]
 MAX_CONSECUTIVE_CRASHES = 5
 STABLE_AFTER_SECONDS = 30.0
 MAX_BACKOFF_SECONDS = 30.0
@@ -73,6 +82,7 @@ class McpServerRunner:
         self.restarts = 0
         self.tools: tuple[Tool[Any], ...] = ()
         self.connection: McpConnection | None = None
+        self.last_change: ToolsChange | None = None  # the latest tools/list_changed that was followed
         self._cwd = cwd
         self._on_event = on_event
         self._restart_delay = restart_delay
@@ -156,22 +166,21 @@ class McpServerRunner:
         self._connected = False
         try:
             adapter = await load_adapter()
+            changes = ToolChanges(settle_timeout=self._connect_timeout)
             async with AsyncExitStack() as stack:
+                stack.callback(changes.close)
                 async with asyncio.timeout(self._connect_timeout):
                     connection, closed = await stack.enter_async_context(
-                        adapter.connect(self.config, self._stderr, self._cwd)
+                        adapter.connect(self.config, self._stderr, self._cwd, changes.hear)
                     )
+                    covered = changes.take()  # a change heard while listing is listed again afterwards
                     specs = await connection.list_tools()
                 self.connection = connection
-                self.tools = tuple(mcp_tool(self.name, spec, connection) for spec in specs)
+                self._set_tools(specs, connection, changes)
+                changes.listed(covered)
                 self.state, self.error, self._connected = "running", None, True
                 self._emit("running")
-                waiters = [asyncio.ensure_future(self._stop.wait()), asyncio.ensure_future(closed.wait())]
-                try:
-                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for waiter in waiters:
-                        waiter.cancel()
+                await self._follow(connection, closed, changes)
                 self.tools, self.connection = (), None
                 if not self._stop.is_set():
                     self.error = "the server stopped unexpectedly"
@@ -184,3 +193,38 @@ class McpServerRunner:
         finally:
             self.tools, self.connection = (), None
         return self._connected
+
+    def _set_tools(self, specs: tuple[McpToolSpec, ...], connection: McpConnection, changes: ToolChanges) -> None:
+        # a call's result waits for the listing its call may have caused (see tool_changes.py)
+        self.tools = tuple(mcp_tool(self.name, spec, connection, settle=changes.settled) for spec in specs)
+
+    async def _follow(self, connection: McpConnection, closed: Any, changes: ToolChanges) -> None:
+        """Until we stop or the server ends: list the tools again each time the server says they changed."""
+        while True:
+            waiters = [
+                asyncio.ensure_future(self._stop.wait()),
+                asyncio.ensure_future(closed.wait()),
+                asyncio.ensure_future(changes.pending.wait()),
+            ]
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
+            if self._stop.is_set() or closed.is_set():
+                return
+            covered = changes.take()
+            try:
+                async with asyncio.timeout(self._connect_timeout):
+                    specs = await connection.list_tools()
+            except McpConnectionLostError:
+                return  # `closed` is set too: the session ends as for any lost connection
+            except Exception as exc:  # a bad listing (refused, slow, malformed) must not end a working connection
+                log.warning("MCP server %s: could not list its changed tools: %s", self.name, describe_error(exc))
+                changes.listed(covered)  # keep the old tools rather than hold calls
+                continue
+            before = [t.name for t in self.tools]
+            self._set_tools(specs, connection, changes)
+            changes.listed(covered)
+            self.last_change = ToolsChange.between(before, [t.name for t in self.tools])
+            self._emit("toolsChanged")

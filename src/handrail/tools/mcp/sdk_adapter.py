@@ -1,23 +1,36 @@
-"""The one module that talks to the `mcp` SDK (v2 `Client` API): connect, list, call, read.
+"""The one module that talks to the `mcp` SDK (v2 `Client` API): connect, list, call, read, hear tool changes.
 
 Everything the SDK returns is turned into `tools/mcp/model.py` data here, so an SDK
 change touches this file only. Import it lazily (off the event loop): importing the
 SDK costs most of a second.
+
+A server's `notifications/tools/list_changed` reaches `on_tools_changed` in both protocol
+eras: a handshake-era server (2025 `initialize`) sends it unasked and the SDK hands it to
+`message_handler`; a 2026-07-28 server sends it only on a `subscriptions/listen` stream the
+client opened, and the SDK tees that stream's events to `message_handler` too. So the
+handler is where changes are heard, and the listen stream is kept open for modern servers.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
+import anyio.abc
+import anyio.lowlevel
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CONNECTION_CLOSED, Implementation
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp_types import CONNECTION_CLOSED, Implementation, ToolListChangedNotification
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from handrail import __version__
 from handrail.tools.mcp.config import McpServerConfig
@@ -31,7 +44,12 @@ from handrail.tools.mcp.model import (
     innermost_error,
 )
 
+log = logging.getLogger(__name__)
+
 MAX_PAGES = 100
+# a listen stream that ends sooner than this counts as a failure; after this many in a row we stop listening
+SHORT_LISTEN_SECONDS = 5.0
+MAX_SHORT_LISTENS = 3
 _CONNECT_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
 
 
@@ -148,14 +166,90 @@ async def _watch_end(transport: Any, closed: anyio.Event) -> AsyncIterator[tuple
                 group.cancel_scope.cancel()
 
 
+def _tool_change_handler(on_tools_changed: Callable[[], None]) -> MessageHandlerFnT:
+    """The client's `message_handler`: reports tools/list_changed, ignores the rest.
+
+    `on_tools_changed` runs before the handler's first await, so a change the server
+    announced before answering a call is counted before that call's caller resumes.
+    """
+
+    async def handle(message: IncomingMessage) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            on_tools_changed()
+        await anyio.lowlevel.checkpoint()
+
+    return handle
+
+
+def _listens_for_tool_changes(client: Client) -> bool:
+    """Whether the server is modern and declared tools.listChanged: its changes come only through listen."""
+    session = client.session
+    tools = session.server_capabilities.tools if session.server_capabilities is not None else None
+    return session.protocol_version in MODERN_PROTOCOL_VERSIONS and tools is not None and bool(tools.list_changed)
+
+
+async def follow_tool_changes(
+    client: Client,
+    closed: anyio.Event,
+    on_tools_changed: Callable[[], None],
+    server: str,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Hold a `subscriptions/listen` stream for tool changes open while connected.
+
+    Started with `TaskGroup.start`: it reports started once the first stream is
+    acknowledged (or could not be opened), so the connection counts as running only
+    when a change made from then on will be heard. The events themselves reach
+    `on_tools_changed` through the `message_handler` tee. A stream that drops (an HTTP
+    read timeout, a server that ends it) is opened again, and the tools are re-listed
+    because events are not replayed; a server that keeps dropping it quickly is left alone.
+    """
+    reported = False
+
+    def report_started() -> None:
+        nonlocal reported
+        if not reported:
+            reported = True
+            task_status.started()
+
+    short = 0
+    try:
+        while not closed.is_set() and short < MAX_SHORT_LISTENS:
+            opened: float | None = None
+            try:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    opened = time.monotonic()
+                    report_started()
+                    async for _ in subscription:
+                        pass
+            except (ListenNotSupportedError, MCPError, SubscriptionLost, TimeoutError, OSError) as exc:
+                log.info("MCP server %s: the tool-change subscription ended (%s)", server, innermost_error(exc))
+            except Exception:  # never let the listener take the connection down with it
+                log.exception("MCP server %s: listening for tool changes failed", server)
+                return
+            if closed.is_set():
+                return
+            if opened is None:  # refused outright: asking again would be refused again
+                log.warning("MCP server %s refused a tool-change subscription; its tools stay as listed", server)
+                return
+            short = short + 1 if time.monotonic() - opened < SHORT_LISTEN_SECONDS else 0
+            on_tools_changed()  # changes made while no stream was open were not delivered: list again
+        if short >= MAX_SHORT_LISTENS:
+            log.warning("MCP server %s keeps ending the tool-change subscription; not listening any more", server)
+    finally:
+        report_started()
+
+
 @asynccontextmanager
 async def connect(
-    config: McpServerConfig, errlog: TextIO, cwd: Path | None
+    config: McpServerConfig, errlog: TextIO, cwd: Path | None, on_tools_changed: Callable[[], None] = lambda: None
 ) -> AsyncIterator[tuple[SdkConnection, anyio.Event]]:
     """Start (stdio) or reach (http) the server and hold the connection open until the block ends.
 
     The event is set when the server's side ends. Stopping a stdio server closes its
     stdin, then signals its process group (the SDK starts it in a session of its own).
+    `on_tools_changed` is called (on the event loop) each time the server says its tools changed.
     """
     closed = anyio.Event()
     async with AsyncExitStack() as stack:
@@ -174,6 +268,7 @@ async def connect(
         client = Client(
             _watch_end(transport, closed),
             client_info=Implementation(name="handrail", version=__version__),
+            message_handler=_tool_change_handler(on_tools_changed),
             cache=None,
         )
         try:
@@ -185,4 +280,8 @@ async def connect(
             if isinstance(leaf, MCPError):
                 raise McpRequestError(f"the server refused the connection: {leaf.error.message}") from exc
             raise
+        if _listens_for_tool_changes(client):
+            listening = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(listening.cancel_scope.cancel)  # unwinds first: the listen ends before the client
+            await listening.start(follow_tool_changes, client, closed, on_tools_changed, config.name)
         yield SdkConnection(client, closed), closed

@@ -8,7 +8,7 @@ unless a rule (`mcp__server`, `mcp__server__*`, `mcp__server__tool`) allows them
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -67,8 +67,18 @@ def _summary(arguments: Mapping[str, Any]) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def mcp_tool(server: str, spec: McpToolSpec, connection: McpConnection) -> Tool[McpInput]:
-    """The Tool for `spec` on `server`, calling through `connection`."""
+def mcp_tool(
+    server: str,
+    spec: McpToolSpec,
+    connection: McpConnection,
+    *,
+    settle: Callable[[], Awaitable[None]] | None = None,
+) -> Tool[McpInput]:
+    """The Tool for `spec` on `server`, calling through `connection`.
+
+    `settle` is awaited before a result is returned: the call may have changed the
+    server's tools, and the model's next request should already offer the new ones.
+    """
     name = mcp_tool_name(server, spec.name)
     schema = dict(spec.input_schema) or {"type": "object"}
     description = spec.description or spec.title or f"{spec.name} (from the MCP server {server})"
@@ -92,6 +102,8 @@ def mcp_tool(server: str, spec: McpToolSpec, connection: McpConnection) -> Tool[
             raise ToolError(f"The MCP server {server!r} disconnected ({exc}); the call may not have finished.") from exc
         except McpRequestError as exc:
             raise ToolError(f"The MCP server {server!r} refused the call: {exc}") from exc
+        if settle is not None:
+            await settle()
         return ToolResult(outcome)
 
     def summary(value: McpInput) -> str:
