@@ -253,7 +253,7 @@ async def bench_did_change(editor: Editor, root: Path) -> None:
 # The server's contextWindow setting for the run. Its default, Claude's 200,000 tokens, holds about 600
 # of these small turns before the first summary; a quarter of it gives 1,000 turns several cycles.
 CONTEXT_WINDOW = 50_000
-FLAT_KB_PER_TURN = 2.0  # RSS growth after the first summary below this counts as flat
+FLAT_KB_PER_TURN = 2.0  # RSS growth over the second half of the run below this counts as flat
 SAMPLES = 100  # RSS readings over the run (enough for several in every compaction cycle)
 STEPS_AHEAD = 3  # a turn takes two requests, three when the history is summarized first
 
@@ -342,9 +342,10 @@ async def _memory_turns(editor: Editor, model: FakeModel, root: Path, turns: int
         if n % every == 0 or n == turns:
             points.append((n, _rss_mb(server.pid)))
     assert not model.errors, model.errors[:3]
-    shown = ", ".join(f"{n}: {mb:.0f}" for n, mb in points[:: max(1, len(points) // 10)])
-    print(f"server RSS (MB) by turn, {turns} one-Read turns in one session, context window {window} tokens: {shown}, "
-          f"{points[-1][0]}: {points[-1][1]:.0f}")
+    shown = points[:: max(1, len(points) // 10)]
+    shown += [] if shown[-1] == points[-1] else points[-1:]
+    print(f"server RSS (MB) by turn, {turns} one-Read turns in one session, context window {window} tokens: "
+          + ", ".join(f"{n}: {mb:.0f}" for n, mb in shown))
     print(f"compaction: old tool results cleared {len(fake.clearings)} times (turns {_listed(fake.clearings)}), "
           f"older turns summarized {len(fake.summaries)} times (turns {_listed(fake.summaries)}); "
           f"largest request {fake.largest} tokens")
