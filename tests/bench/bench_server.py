@@ -15,7 +15,7 @@ Run: .venv/bin/python -m tests.bench.bench_server [--turns 1000] [--context-wind
    each request's estimated size as its input tokens (as the real API reports usage), so the server
    compacts (clears old tool results, then summarizes older turns) when a real conversation would,
    in a 50,000-token window (the contextWindow setting; at the default 200,000 the first summary comes
-   at about turn 600, so 1,000 turns would see one cycle). Target: flat after compaction (RSS growth
+   at about turn 500, so 1,000 turns would see one cycle). Target: flat after compaction (RSS growth
    fitted over the second half of the run, several compaction cycles, under 2 KB per turn).
 """
 
@@ -250,7 +250,7 @@ async def bench_did_change(editor: Editor, root: Path) -> None:
 # ---------------------------------------------------------------- 4. memory
 
 
-# The server's contextWindow setting for the run. Its default, Claude's 200,000 tokens, holds about 600
+# The server's contextWindow setting for the run. Its default, Claude's 200,000 tokens, holds about 500
 # of these small turns before the first summary; a quarter of it gives 1,000 turns several cycles.
 CONTEXT_WINDOW = 50_000
 FLAT_KB_PER_TURN = 2.0  # RSS growth over the second half of the run below this counts as flat

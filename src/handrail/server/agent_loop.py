@@ -146,7 +146,8 @@ async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
     before = estimate_tokens(session.messages)
     compacted = clear_old_tool_results(session.messages)
     cleared = estimate_tokens(compacted)
-    if level >= 2 or cleared >= before or not cleared_enough(cleared, config.model.settings.context_window):
+    room = cleared_enough(session.context_tokens, before - cleared, config.model.settings.context_window)
+    if level >= 2 or cleared >= before or not room:
         on_usage = config.usage.add if config.usage is not None else None
         summarized = await summarize_older_turns(
             config.model, config.system, config.definitions(), compacted, on_usage=on_usage

@@ -2,7 +2,7 @@
 
 Two steps, cheapest first: replace old tool results with a short placeholder
 (keeping the most recent ones whole), then, when that is not enough (it saved
-nothing, or left the history above half the window: what is left after clearing
+nothing, or left the request above half the window: what is left after clearing
 grows with every turn, so clearing alone would come round ever more often),
 summarize the older turns with a model call and start the history from that summary. Both keep the history valid:
 every tool_use keeps its one tool_result, and the summary replaces whole turns
@@ -64,9 +64,11 @@ def needs_compaction(context_tokens: int, window: int) -> bool:
     return window > 0 and context_tokens >= window * COMPACT_AT
 
 
-def cleared_enough(history_tokens: int, window: int) -> bool:
-    """Whether a history cleared of old tool results leaves room for a good many turns before the next compaction."""
-    return window <= 0 or history_tokens < window * CLEARED_ENOUGH
+def cleared_enough(context_tokens: int, saved_tokens: int, window: int) -> bool:
+    """Whether clearing `saved_tokens` of old tool results from a conversation whose last request took
+    `context_tokens` (system prompt and tools included: they take their share of the window too) leaves
+    room for a good many turns before the next compaction."""
+    return window <= 0 or context_tokens - saved_tokens < window * CLEARED_ENOUGH
 
 
 def clear_old_tool_results(messages: Sequence[dict[str, Any]], keep: int = KEEP_TOOL_RESULTS) -> list[dict[str, Any]]:
