@@ -25,8 +25,8 @@ BENCHMARKS: dict[str, list[str]] = {
     "bench_server": [],
     "bench_file_tools": [],
 }
-QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100"], "bench_file_tools": ["--files", "5000",
-                                                                                        "--megabytes", "50"]}
+QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100", "--context-window", "20000"],
+                               "bench_file_tools": ["--files", "5000", "--megabytes", "50"]}
 HEADER = ("measurement", "handrail", "side by side", "ratio", "target", "")
 
 

@@ -1,6 +1,6 @@
 """Benchmarks of the server as editors see it, each side by side in one run (not part of the test suite).
 
-Run: .venv/bin/python -m tests.bench.bench_server [--turns 300]
+Run: .venv/bin/python -m tests.bench.bench_server [--turns 1000] [--context-window 200000] [--only memory ...]
 
 1. Start-up: spawn to the `initialize` result, `handrail lsp` against `jedi-language-server`
    started the same way, alternately (median of 7). Target: not slower.
@@ -11,8 +11,12 @@ Run: .venv/bin/python -m tests.bench.bench_server [--turns 300]
 3. didChange on a 10 MB document, one-character incremental edits, through the real server
    against the same edits on a 1 KB document; and handrail's document store alone against
    pygls's, in-process. Target: under 1 ms per edit.
-4. The server's RSS after many turns in one session (reported). The fake model reports tiny token
-   usage, so compaction (at 85% of the context window) never runs here: this is growth without it.
+4. The server's RSS over 1,000 one-Read turns in one session, in a fresh server. The fake model reports
+   each request's estimated size as its input tokens (as the real API reports usage), so the server
+   compacts (clears old tool results, then summarizes older turns) when a real conversation would,
+   in a 50,000-token window (the contextWindow setting; at the default 200,000 the first summary comes
+   at about turn 500, so 1,000 turns would see one cycle). Target: flat after compaction (RSS growth
+   fitted over the second half of the run, several compaction cycles, under 2 KB per turn).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from typing import IO, Any
 from lsprotocol import types
 from pygls.workspace import Workspace
 
-from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from handrail.fake_model import FakeModel, Reply, Text, ToolUse, request_tokens
+from handrail.server.compaction import CLEARED, COMPACT_AT, SUMMARY_REQUEST
 from handrail.server.documents import BlockWorkspace
 from handrail.tools.builtin import READ
 from handrail.tools.context import ToolOptions, ToolUseContext
@@ -245,6 +250,14 @@ async def bench_did_change(editor: Editor, root: Path) -> None:
 # ---------------------------------------------------------------- 4. memory
 
 
+# The server's contextWindow setting for the run. Its default, Claude's 200,000 tokens, holds about 500
+# of these small turns before the first summary; a quarter of it gives 1,000 turns several cycles.
+CONTEXT_WINDOW = 50_000
+FLAT_KB_PER_TURN = 2.0  # RSS growth over the second half of the run below this counts as flat
+SAMPLES = 100  # RSS readings over the run (enough for several in every compaction cycle)
+STEPS_AHEAD = 3  # a turn takes two requests, three when the history is summarized first
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -252,51 +265,161 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def bench_memory(editor: Editor, model: FakeModel, root: Path, turns: int) -> None:
+def _texts(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    return [str(b.get("text", "")) for b in content or [] if b.get("type") == "text"]
+
+
+def _cleared(body: dict[str, Any]) -> int:
+    """How many tool results of the request were cleared by compaction."""
+    return sum(
+        1
+        for m in body["messages"] if isinstance(m.get("content"), list)
+        for b in m["content"] if b.get("type") == "tool_result" and b.get("content") == CLEARED
+    )
+
+
+class MemoryModel:
+    """The model's side of the memory run, answering by what each request is (the order of requests
+    changes when the server compacts): a new prompt gets a Read of the module, a tool result gets an
+    answer, the summary request gets a summary. Every reply reports the request's estimated input
+    tokens as its usage, as the real API would, so the server compacts when a real conversation of
+    this size would. Counts the compactions it sees."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.turn = 0
+        self.clearings: list[int] = []  # turns in which old tool results were cleared
+        self.summaries: list[int] = []  # turns in which older turns were summarized
+        self.largest = 0  # input tokens of the largest request
+        self._cleared = 0
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        tokens = request_tokens(body)
+        self.largest = max(self.largest, tokens)
+        cleared = _cleared(body)
+        if cleared > self._cleared:
+            self.clearings.append(self.turn)
+        self._cleared = cleared
+        last = body["messages"][-1]
+        if any(SUMMARY_REQUEST in text for text in _texts(last)):
+            self.summaries.append(self.turn)
+            return Reply.of(Text(f"The user asked {self.turn} times to read {self.path.name}; it was read each "
+                                 "time and answered. Nothing remains to be done."), usage_in=tokens)
+        if any(b.get("type") == "tool_result" for b in last["content"] if isinstance(b, dict)):
+            return Reply.of(Text(f"answer {self.turn} " * 20), usage_in=tokens)
+        return Reply.of(ToolUse("Read", {"file_path": str(self.path)}), usage_in=tokens)
+
+
+async def bench_memory(root: Path, env: dict[str, str], model: FakeModel, turns: int, window: int) -> None:
+    """RSS of a fresh server over `turns` one-Read turns in one session, with `window` as its context window."""
+    editor = await start_editor(root, env, init_options={"contextWindow": window})
+    try:
+        await _memory_turns(editor, model, root, turns, window)
+    finally:
+        await editor.client.shutdown_session()
+        await editor.client.stop()
+
+
+async def _memory_turns(editor: Editor, model: FakeModel, root: Path, turns: int, window: int) -> None:
     server = editor.client._server  # pygls keeps the server process here
     assert server is not None
     path = root / "src" / "module_0.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("".join(f"def function_{i}(x):\n    return x + {i}\n" for i in range(40)))
+    fake = MemoryModel(path)
     model.add(Reply.of(Text("first")))
     session = (await _ask_ok(editor, "first turn"))["sessionId"]
     points = [(0, _rss_mb(server.pid))]
+    every = max(1, turns // SAMPLES)
     for n in range(1, turns + 1):
-        model.add(Reply.of(ToolUse("Read", {"file_path": str(path)})), Reply.of(Text(f"answer {n} " * 20)))
+        fake.turn = n
+        model.add(*[fake] * max(0, STEPS_AHEAD - model.remaining))
+        model.forget_requests()  # the fake would keep every request body of the run
         await _ask_ok(editor, f"turn {n}: read the module again", session)
-        if n % max(1, turns // 4) == 0 or n == turns:
+        if n % every == 0 or n == turns:
             points.append((n, _rss_mb(server.pid)))
-    shown = ", ".join(f"{n}: {mb:.0f} MB" for n, mb in points)
-    growth = (points[-1][1] - points[1][1]) / max(1, points[-1][0] - points[1][0]) * 1000
-    print(f"server RSS over {turns} turns (one Read each) in one session: {shown}; "
-          f"{growth:.0f} KB per turn after the first quarter (compaction never triggered: the transcript only grows)")
-    row(f"RSS after {turns} turns in one session", f"{points[-1][1]:.0f} MB", f"after 1 turn {points[0][1]:.0f} MB",
-        points[-1][1] / points[0][1], target="flat after compaction (not triggered here)", ok=None)
+    assert not model.errors, model.errors[:3]
+    shown = points[:: max(1, len(points) // 10)]
+    shown += [] if shown[-1] == points[-1] else points[-1:]
+    print(f"server RSS (MB) by turn, {turns} one-Read turns in one session, context window {window} tokens: "
+          + ", ".join(f"{n}: {mb:.0f}" for n, mb in shown))
+    print(f"compaction: old tool results cleared {len(fake.clearings)} times (turns {_listed(fake.clearings)}), "
+          f"older turns summarized {len(fake.summaries)} times (turns {_listed(fake.summaries)}); "
+          f"largest request {fake.largest} tokens")
+    name = f"RSS after {turns} turns in one session"
+    measured, start = f"{points[-1][1]:.0f} MB", f"after 1 turn {points[0][1]:.0f} MB"
+    if not fake.summaries or fake.summaries[0] >= turns:
+        # until the first summary the history only grows (clearing keeps a stub of every turn)
+        print(f"no compaction cycle completed (none reached {COMPACT_AT:.0%} of the window and was summarized): "
+              "run more turns or give a smaller --context-window")
+        row(name, measured, start, points[-1][1] / points[0][1], target="flat after compaction (no cycle)", ok=False)
+        return
+    # From the first summary on the history grows and shrinks in cycles, never past the size it had
+    # then. The RSS still climbs for a few cycles (the allocator's high-water mark: the Python objects
+    # alive at the same point of later cycles are the same), so the slope is fitted over the run's
+    # second half, several cycles, whose ups and downs cancel out.
+    first = fake.summaries[0]
+    since = max(first, turns // 2)
+    slope = _slope_kb_per_turn([(n, mb) for n, mb in points if n >= since])
+    at_first = min(points, key=lambda p: abs(p[0] - first))
+    print(f"RSS at the first summary (turn {first}) {at_first[1]:.1f} MB; growth from turn {since} on: "
+          f"{slope:.2f} KB per turn (flat: under {FLAT_KB_PER_TURN:g})")
+    row(name, measured, start, points[-1][1] / points[0][1],
+        target=f"flat after compaction ({slope:+.2f} KB/turn from turn {since}; < {FLAT_KB_PER_TURN:g})",
+        ok=slope < FLAT_KB_PER_TURN)
+
+
+def _slope_kb_per_turn(points: list[tuple[int, float]]) -> float:
+    """Least-squares RSS growth in KB per turn over (turn, MB) readings."""
+    if len(points) < 2:
+        return float("nan")
+    return statistics.linear_regression([float(n) for n, _ in points], [mb for _, mb in points]).slope * 1024
+
+
+def _listed(turns: list[int], most: int = 8) -> str:
+    shown = ", ".join(map(str, turns[:most]))
+    return shown + (", …" if len(turns) > most else "") if turns else "-"
 
 
 # ---------------------------------------------------------------- main
 
 
-async def bench_live(root: Path, turns: int) -> None:
+PARTS = ("startup", "turn", "didChange", "memory")
+
+
+async def bench_live(root: Path, turns: int, window: int, parts: tuple[str, ...] = PARTS) -> None:
     with FakeModel() as model:
         env = server_env(model.base_url, root.parent / "state")
-        bench_startup(root, env)
-        editor = await start_editor(root, env)
-        try:
-            await bench_turn(editor, model, root)
-            await bench_did_change(editor, root)
-            await bench_memory(editor, model, root, turns)
-        finally:
-            await editor.client.shutdown_session()
-            await editor.client.stop()
+        if "startup" in parts:
+            bench_startup(root, env)
+        if "turn" in parts or "didChange" in parts:
+            editor = await start_editor(root, env)
+            try:
+                if "turn" in parts:
+                    await bench_turn(editor, model, root)
+                if "didChange" in parts:
+                    await bench_did_change(editor, root)
+            finally:
+                await editor.client.shutdown_session()
+                await editor.client.stop()
+        if "memory" in parts:  # its own server, so the other measurements leave nothing in its RSS
+            await bench_memory(root, env, model, turns, window)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--turns", type=int, default=300, help="turns for the memory measurement")
+    parser.add_argument("--turns", type=int, default=1000, help="turns for the memory measurement")
+    parser.add_argument("--context-window", type=int, default=CONTEXT_WINDOW,
+                        help="the server's contextWindow setting for the memory measurement (tokens)")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=PARTS, help="run only these measurements")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="handrail-bench-") as tmp:
         root = Path(tmp) / "ws"
         root.mkdir()
-        asyncio.run(bench_live(root.resolve(), options.turns))
+        asyncio.run(bench_live(root.resolve(), options.turns, options.context_window, tuple(options.only)))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from handrail.fake_model import FakeModel, HttpError, Reply, Text, ToolUse
+from lsprotocol import types
+
+from handrail.fake_model import FakeModel, HttpError, Reply, Text, ToolUse, counted, request_tokens
 from handrail.server.agent_loop import TOO_LONG_REASON
 from handrail.server.compaction import CLEARED, SUMMARY_PREFIX, SUMMARY_REQUEST
 from handrail.tools.results import result_text
@@ -93,3 +95,56 @@ async def test_a_conversation_that_cannot_be_compacted_ends_with_a_clear_error(
     assert result["stopReason"] == "error" and "prompt is too long" in result["text"]
     assert (await editor.ask("hi", session_id=result["sessionId"]))["text"] == "short again"
     assert model.errors == []
+
+
+def _cleared(request: dict[str, Any]) -> int:
+    return sum(result_text(b) == CLEARED for b in _results(request))
+
+
+def _is_summary_request(request: dict[str, Any]) -> bool:
+    last = request["messages"][-1]["content"]
+    return any(b.get("type") == "text" and b["text"] == SUMMARY_REQUEST for b in last)
+
+
+async def test_a_long_conversation_is_cleared_then_summarized_as_its_reported_usage_grows(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    """Usage reported as the real API does (the request's size): compaction starts by itself, clears old
+    results while that leaves room, summarizes once it leaves too little, and every request stays valid."""
+    path = workspace / "module.py"
+    path.write_text("".join(f"def function_{i}(value):\n    return value * {i} + {i}\n" for i in range(30)))
+
+    def answer(body: dict[str, Any]) -> Reply:
+        last = body["messages"][-1]["content"]
+        if _is_summary_request(body):
+            return counted(Reply.of(Text("The user keeps asking to read module.py; it was read each time.")))(body)
+        if any(b.get("type") == "tool_result" for b in last):
+            return counted(Reply.of(Text("read it")))(body)
+        return counted(Reply.of(ToolUse("Read", {"file_path": str(path)})))(body)
+
+    model.add(answer, answer)
+    session = (await editor.ask("read module.py"))["sessionId"]
+    # a window four times what the system prompt and tools take: clearing suffices at first, then what
+    # it leaves (prompts, answers, a stub per call) passes half the window
+    window = 4 * request_tokens(model.requests[0])
+    editor.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"handrail": {"contextWindow": window}}))
+    for _ in range(100):
+        model.add(*[answer] * max(0, 3 - model.remaining))
+        await editor.ask("read module.py again", session)
+        if any(_is_summary_request(r) for r in model.requests):
+            break
+    requests = model.requests
+    summaries = [i for i, r in enumerate(requests) if _is_summary_request(r)]
+    assert summaries, f"no summary in {len(requests)} requests: clearing alone went on and on"
+    summary_at = summaries[0]
+    first_clear = next(i for i, r in enumerate(requests) if _cleared(r))
+    assert first_clear < summary_at - 1  # cleared alone first, in an earlier turn
+    # the summary came while clearing still had results to clear (not only once it had nothing left)
+    assert _cleared(requests[summary_at]) > _cleared(requests[summary_at - 1])
+    after = requests[summary_at + 1]
+    assert after["messages"][0]["content"][0]["text"].startswith(SUMMARY_PREFIX)
+    assert len(after["messages"]) < len(requests[summary_at - 1]["messages"]) // 4
+    model.add(answer, answer)
+    assert (await editor.ask("and once more", session))["stopReason"] == "end_turn"
+    assert model.errors == []  # the fake refuses any request with a tool_use not answered exactly once

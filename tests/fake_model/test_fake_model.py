@@ -20,9 +20,11 @@ from handrail.fake_model import (
     StreamError,
     Text,
     ToolUse,
+    counted,
     cut_index,
     encode_event,
     reply_events,
+    request_tokens,
     validate_request,
 )
 
@@ -421,3 +423,20 @@ def test_wait_for_requests(fake: FakeModel) -> None:
     assert len(fake.wait_for_requests(1, timeout=5)) == 1
     with pytest.raises(TimeoutError):
         fake.wait_for_requests(2, timeout=0)
+
+
+# -- usage counted from the request ------------------------------------------------
+
+
+async def test_a_counted_reply_reports_the_requests_size_as_its_input_tokens(fake: FakeModel) -> None:
+    fake.add(counted(Reply.of(Text("short"))), counted(Reply.of(Text("longer"))))
+    longer: list[Any] = [{"role": "user", "content": "x" * 4000}]
+    async with client(fake) as c:
+        async with c.messages.stream(model=MODEL, max_tokens=100, messages=HELLO, system="be brief") as stream:
+            first = await stream.get_final_message()
+        second = await c.messages.create(model=MODEL, max_tokens=100, messages=longer)
+    requests = fake.requests
+    assert first.usage.input_tokens == request_tokens(requests[0]) > 0
+    assert second.usage.input_tokens == request_tokens(requests[1]) >= 1000
+    fake.forget_requests()
+    assert fake.requests == []

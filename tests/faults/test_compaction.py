@@ -11,6 +11,7 @@ from handrail.fake_model import validate_request
 from handrail.server.compaction import (
     CLEARED,
     clear_old_tool_results,
+    cleared_enough,
     estimate_tokens,
     is_prompt_too_long,
     needs_compaction,
@@ -43,6 +44,9 @@ def test_all_but_the_last_results_are_cleared_and_the_history_stays_valid() -> N
 def test_the_window_and_the_errors_that_ask_for_compaction() -> None:
     assert needs_compaction(180_000, 200_000) and not needs_compaction(100_000, 200_000)
     assert not needs_compaction(10, 0)
+    # clearing that leaves more than half the window would have to run again within a few turns
+    assert cleared_enough(180_000, 120_000, 200_000) and not cleared_enough(180_000, 60_000, 200_000)
+    assert cleared_enough(10**9, 0, 0)  # no window known: clearing is all that is asked
     request = httpx2.Request("POST", "http://127.0.0.1/v1/messages")
 
     def error(status: int, message: str) -> anthropic.APIStatusError:

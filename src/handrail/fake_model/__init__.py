@@ -19,6 +19,7 @@ from handrail.fake_model.script import (
 )
 from handrail.fake_model.server import EXHAUSTED_MESSAGE, FakeModel, validate_request
 from handrail.fake_model.sse import cut_index, encode_event, message_json, reply_events
+from handrail.fake_model.usage import counted, request_tokens
 
 __all__ = [
     "EXHAUSTED_MESSAGE",
@@ -38,10 +39,12 @@ __all__ = [
     "Text",
     "ToolUse",
     "WebSearchResult",
+    "counted",
     "cut_index",
     "encode_event",
     "first_user_text",
     "message_json",
     "reply_events",
+    "request_tokens",
     "validate_request",
 ]

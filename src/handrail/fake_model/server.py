@@ -206,6 +206,11 @@ class FakeModel:
         with self._cond:
             return list(self._requests)
 
+    def forget_requests(self) -> None:
+        """Drop the requests recorded so far (a long run would otherwise keep every body it was sent)."""
+        with self._cond:
+            self._requests.clear()
+
     @property
     def errors(self) -> list[str]:
         """Errors the fake itself produced (validation 400s, exhaustion, crashes)."""

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from handrail.server.compaction import (
     clear_old_tool_results,
+    cleared_enough,
     context_size,
     estimate_tokens,
     is_prompt_too_long,
@@ -139,11 +140,14 @@ class _Attempt:
 async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
     """Shrink the history in place: level 1 clears old tool results, level 2 also summarizes older turns.
 
-    Level 1 goes on to summarize when clearing changed nothing. Returns whether the history changed.
+    Level 1 goes on to summarize when clearing changed nothing or left too little room. Returns whether
+    the history changed.
     """
     before = estimate_tokens(session.messages)
     compacted = clear_old_tool_results(session.messages)
-    if level >= 2 or estimate_tokens(compacted) >= before:
+    cleared = estimate_tokens(compacted)
+    room = cleared_enough(session.context_tokens, before - cleared, config.model.settings.context_window)
+    if level >= 2 or cleared >= before or not room:
         on_usage = config.usage.add if config.usage is not None else None
         summarized = await summarize_older_turns(
             config.model, config.system, config.definitions(), compacted, on_usage=on_usage

@@ -100,13 +100,18 @@ async def begin_progress(server: LanguageServer, title: str) -> str | None:
     window = server.client_capabilities.window
     if window is None or not window.work_done_progress:
         return None
-    token = f"handrail-{uuid.uuid4()}"  # pygls never forgets tokens, so never reuse one
+    token = f"handrail-{uuid.uuid4()}"  # fresh per turn: a late cancel of an old token must not stop this one
     await server.work_done_progress.create_async(token)
     server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
     return token
 
 
 def end_progress(server: LanguageServer, token: str | None, message: str) -> None:
-    """End work-done progress started by `begin_progress`."""
+    """End work-done progress started by `begin_progress`, and forget its token.
+
+    pygls keeps every token's cancellation future (and what waits on it: the turn) until told otherwise;
+    a cancel from the client for an ended token is then ignored, as it should be.
+    """
     if token is not None:
         server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        server.work_done_progress.tokens.pop(token, None)

@@ -1,8 +1,10 @@
 """Fitting a long conversation into the model's context window.
 
 Two steps, cheapest first: replace old tool results with a short placeholder
-(keeping the most recent ones whole), then summarize the older turns with a
-model call and start the history from that summary. Both keep the history valid:
+(keeping the most recent ones whole), then, when that is not enough (it saved
+nothing, or left the request above half the window: what is left after clearing
+grows with every turn, so clearing alone would come round ever more often),
+summarize the older turns with a model call and start the history from that summary. Both keep the history valid:
 every tool_use keeps its one tool_result, and the summary replaces whole turns
 only (it cuts before a user prompt, never between a call and its result).
 """
@@ -23,6 +25,9 @@ log = logging.getLogger(__name__)
 KEEP_TOOL_RESULTS = 3  # the most recent results are what the model is working with
 KEEP_TURNS = 1  # user prompts kept verbatim when older turns are summarized
 COMPACT_AT = 0.85  # share of the context window the last request may fill before we compact
+# Clearing that leaves the history above this share of the window buys only a few turns before the next
+# compaction (and each one rewrites the history the API had cached): summarize instead.
+CLEARED_ENOUGH = 0.5
 CLEARED = "[Old tool result cleared to save context; run the tool again if you need it.]"
 SUMMARY_PREFIX = "Summary of the earlier conversation (older turns were summarized to fit the context window):\n\n"
 DROPPED = "(The earlier part of this conversation was removed to fit the context window; it could not be summarized.)"
@@ -57,6 +62,13 @@ def context_size(usage: Mapping[str, int]) -> int:
 def needs_compaction(context_tokens: int, window: int) -> bool:
     """Whether the last request's size says the next one may not fit."""
     return window > 0 and context_tokens >= window * COMPACT_AT
+
+
+def cleared_enough(context_tokens: int, saved_tokens: int, window: int) -> bool:
+    """Whether clearing `saved_tokens` of old tool results from a conversation whose last request took
+    `context_tokens` (system prompt and tools included: they take their share of the window too) leaves
+    room for a good many turns before the next compaction."""
+    return window <= 0 or context_tokens - saved_tokens < window * CLEARED_ENOUGH
 
 
 def clear_old_tool_results(messages: Sequence[dict[str, Any]], keep: int = KEEP_TOOL_RESULTS) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
-"""HandrailProtocol: pygls 2.1.1's protocol with three fixes the agent needs, and its own document store.
+"""HandrailProtocol: pygls 2.1.1's protocol with four fixes the agent needs, and its own document store.
 
-All three touch private pygls API, which is why pyproject pins pygls==2.1.1:
+All four touch private pygls API, which is why pyproject pins pygls==2.1.1:
 re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
 
 1. `$/cancelRequest` for a `workspace/executeCommand` answers the client but lets the
@@ -10,6 +10,10 @@ re-run tests/e2e/test_turns.py (cancel, late answer, shutdown) when upgrading.
 3. `shutdown` with requests in flight raises "dictionary changed size during
    iteration" (pygls#606); we iterate over a snapshot. (The server's own shutdown
    handler stops every turn first, so this guards requests sent outside turns.)
+4. Handlers run on behalf of a generator handler (every `workspace/executeCommand`, so every
+   `handrail.ask`) or as async notification handlers are filed in `_request_futures` under a
+   made-up id that nothing removes: each turn's task and its result stayed in memory for the
+   server's life. We remove each such entry when its handler ends.
 
 And hostile input gets JSON-RPC answers instead of silence or pop-ups: a request
 whose params do not fit its method is answered InvalidParams (pygls answered
@@ -26,6 +30,8 @@ import asyncio
 import json
 import logging
 from collections.abc import Generator
+from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from lsprotocol import types
@@ -77,6 +83,20 @@ class HandrailProtocol(LanguageServerProtocol):
         if task is not None:
             task.cancel()
         super()._handle_cancel_notification(msg_id)
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: tuple[Any, ...] | None = None,
+                         kwargs: dict[str, Any] | None = None) -> None:
+        """Run a handler as pygls does, then forget its future once it is done (pygls keeps those it
+        filed under a made-up id forever; a request's own id it removes itself, before this runs)."""
+        before = self._request_futures.get(msg_id)
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None and future is not before:
+            future.add_done_callback(partial(self._forget_handler_future, msg_id))
+
+    def _forget_handler_future(self, msg_id: Any, future: asyncio.Future[Any] | Future[Any]) -> None:
+        if self._request_futures.get(msg_id) is future:
+            self._request_futures.pop(msg_id, None)
 
     def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
         future = self._request_futures.get(msg_id)
