@@ -66,8 +66,8 @@ class TurnConfig:
     system: str
     definitions: Callable[[], list[dict[str, Any]]]
     max_turns: int = 50
-    # called whenever messages were added to the history (to save the transcript)
-    on_history: Callable[[], Awaitable[None]] | None = None
+    # called whenever messages were added to the history (to save the transcript); must not block
+    on_history: Callable[[], object] | None = None
     usage: TurnUsage | None = None
     # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
     reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
@@ -179,7 +179,7 @@ async def run_turn(
     last_text = ""
     for _ in range(config.max_turns):
         if config.on_history is not None:
-            await config.on_history()
+            config.on_history()
         failures = 0
         compactions = 0
         if needs_compaction(session.context_tokens, config.model.settings.context_window):
@@ -217,9 +217,9 @@ async def run_turn(
         last_text = response.text or last_text
         session.context_tokens = context_size(response.usage)
         session.messages.append({"role": "assistant", "content": response.content})
+        if config.on_history is not None:
+            config.on_history()
         try:
-            if config.on_history is not None:  # inside the try: a cancel here still answers the calls
-                await config.on_history()
             if response.stop_reason == "max_tokens":
                 await attempt.executor.discard("streaming_fallback", MAX_TOKENS_NOTE)
                 outcomes = attempt.executor.outcomes()
