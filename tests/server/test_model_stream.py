@@ -1,16 +1,19 @@
-"""The model client builds each message from the raw event stream: the same message the SDK's own helper builds."""
+"""The model client encodes its requests and builds each message from the raw event stream itself:
+the same request `messages.create` sends, the same message the SDK's own helper builds."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import pytest
+from anthropic.types import MessageParam, ToolParam
 
 from handrail.fake_model import FakeModel, Reply, ServerToolUse, Text, ToolUse, WebSearchResult
 from handrail.server.message_builder import as_param
 from handrail.server.model_client import ModelClient, ModelResponse, ModelSettings
+from handrail.server.request_body import RequestBody
 from handrail.tools.execution import ToolUse as Call
 
 HELLO = [{"role": "user", "content": "hi"}]
@@ -22,12 +25,14 @@ def fake() -> Iterator[FakeModel]:
         yield model
 
 
-async def _stream(fake: FakeModel) -> tuple[ModelResponse, list[str], list[Call]]:
+async def _stream(
+    fake: FakeModel, tools: list[dict[str, Any]] | None = None
+) -> tuple[ModelResponse, list[str], list[Call]]:
     client = ModelClient(ModelSettings(model="claude-test", api_key="test", base_url=fake.base_url, sdk_max_retries=0))
     texts: list[str] = []
     calls: list[Call] = []
     try:
-        response = await client.stream_once(system="", messages=HELLO, tools=[], on_text=texts.append,
+        response = await client.stream_once(system="be brief", messages=HELLO, tools=tools or [], on_text=texts.append,
                                             on_tool_use=calls.append)
     finally:
         await client.close()
@@ -70,3 +75,28 @@ async def test_a_tool_input_that_does_not_parse_is_told_and_kept_as_an_empty_inp
     assert call.id == broken.id and call.input == {} and call.input_error
     assert response.stop_reason == "max_tokens"
     assert response.content == [{"type": "tool_use", "id": broken.id, "name": "Write", "input": {}}]
+
+
+async def test_the_request_is_the_one_messages_create_sends(fake: FakeModel) -> None:
+    tools: list[dict[str, Any]] = [{"name": "Read", "description": "reads é", "input_schema": {"type": "object"}}]
+    fake.add(Reply.of(Text("a")), Reply.of(Text("b")))
+    await _stream(fake, tools)
+    async with anthropic.AsyncAnthropic(api_key="test", base_url=fake.base_url, max_retries=0) as sdk:
+        stream = await sdk.messages.create(
+            model="claude-test", max_tokens=ModelSettings().max_tokens, system="be brief",
+            messages=cast("list[MessageParam]", HELLO), tools=cast("list[ToolParam]", tools), stream=True,
+        )
+        async for _ in stream:
+            pass
+    ours, sdks = fake.requests
+    assert ours == sdks
+
+
+def test_tool_definitions_changed_in_place_are_encoded_anew() -> None:
+    body = RequestBody()
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    tools = [{"name": "Read", "description": "reads", "input_schema": schema}]
+    first = body.encode(model="m", max_tokens=5, system="", messages=HELLO, tools=tools)
+    assert body.encode(model="m", max_tokens=5, system="", messages=HELLO, tools=tools) == first
+    schema["properties"]["path"] = {"type": "string"}
+    assert b'"path"' in body.encode(model="m", max_tokens=5, system="", messages=HELLO, tools=tools)

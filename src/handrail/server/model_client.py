@@ -11,9 +11,10 @@ import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from handrail.server.message_builder import MessageBuilder
+from handrail.server.request_body import RequestBody
 from handrail.tools.execution import ToolUse
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class ModelClient:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self._client: anthropic.AsyncAnthropic | None = None
+        self._body = RequestBody()
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         if self._client is None:
@@ -170,6 +172,8 @@ class ModelClient:
         import anthropic
 
         client = self._sdk()
+        body = self._body.encode(model=self.settings.model, max_tokens=self.settings.max_tokens, system=system,
+                                 messages=messages, tools=tools)
         message = MessageBuilder(on_text, on_tool_use)
         idle = self.settings.stream_idle_timeout
         loop = asyncio.get_running_loop()
@@ -177,13 +181,13 @@ class ModelClient:
             # the deadline moves on with every event: it bounds silence, not the length of an answer; the first
             # wait covers the response headers and the SDK's own retries (whose waits it caps at 60 s)
             async with asyncio.timeout(idle) as deadline:
-                stream = await client.messages.create(
-                    model=self.settings.model,
-                    max_tokens=self.settings.max_tokens,
-                    system=system,
-                    messages=cast("list[anthropic.types.MessageParam]", list(messages)),
-                    tools=cast("list[anthropic.types.ToolUnionParam]", list(tools)) if tools else anthropic.omit,
+                stream = await client.post(
+                    "/v1/messages",
+                    cast_to=anthropic.types.Message,
+                    content=body,
+                    options={"headers": {"content-type": "application/json"}},
                     stream=True,
+                    stream_cls=anthropic.AsyncStream[anthropic.types.RawMessageStreamEvent],
                 )
                 async with stream:
                     async for event in stream:
