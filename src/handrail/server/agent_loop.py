@@ -27,6 +27,7 @@ from handrail.server.session import Session, content_blocks
 from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
+from handrail.tools.orchestration import is_read_only_call
 from handrail.tools.protocol import Tool
 from handrail.tools.streaming_executor import StreamingToolExecutor
 
@@ -136,6 +137,14 @@ class _Attempt:
             _record_results(session, self.executor.outcomes())
 
 
+def _early_reminders(config: TurnConfig, uses: Sequence[ToolUse]) -> asyncio.Future[list[dict[str, Any]]] | None:
+    """The reminders' lookup, started while the calls run, when none of them can change files (so it finds
+    what it would find after them): it is a thread hop that would otherwise follow the calls."""
+    if config.reminders is None or not uses or not all(is_read_only_call(use, config.tools) for use in uses):
+        return None
+    return asyncio.ensure_future(config.reminders(uses))
+
+
 async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
     """Shrink the history in place: level 1 clears old tool results, level 2 also summarizes older turns.
 
@@ -219,15 +228,19 @@ async def run_turn(
         session.messages.append({"role": "assistant", "content": response.content})
         if config.on_history is not None:
             config.on_history()
+        early_reminders = _early_reminders(config, attempt.executor.uses)
         try:
             if response.stop_reason == "max_tokens":
                 await attempt.executor.discard("streaming_fallback", MAX_TOKENS_NOTE)
                 outcomes = attempt.executor.outcomes()
             else:
                 outcomes = await attempt.executor.collect()
-        except asyncio.CancelledError:
-            await attempt.executor.interrupt()
-            _record_results(session, attempt.executor.outcomes())
+        except BaseException as exc:
+            if early_reminders is not None:
+                early_reminders.cancel()
+            if isinstance(exc, asyncio.CancelledError):
+                await attempt.executor.interrupt()
+                _record_results(session, attempt.executor.outcomes())
             raise
         blocks = [o.block for o in outcomes] + _unanswered(response.content, outcomes)
         if not blocks and response.stop_reason == "pause_turn":
@@ -236,6 +249,8 @@ async def run_turn(
             return TurnResult(response.stop_reason or "end_turn", response.text)
         _record_results(session, outcomes)
         add_user_content(session.messages, blocks[len(outcomes) :])
-        if config.reminders is not None:
+        if early_reminders is not None:
+            add_user_content(session.messages, await early_reminders)
+        elif config.reminders is not None:
             add_user_content(session.messages, await config.reminders(attempt.executor.uses))
     return TurnResult("max_turns", last_text)
