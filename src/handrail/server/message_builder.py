@@ -1,10 +1,11 @@
 """One assistant message built from the Messages API's raw stream events, as API dicts.
 
-The model client reads the SDK's raw event stream (`messages.create(stream=True)`)
-rather than its `messages.stream()` helper: the helper re-parses a tool input's
-whole JSON text on every delta and rebuilds a snapshot model per event, which cost
-about 1 ms per response, while the loop needs only the finished blocks and each
-tool call's input, parsed once, strictly, when its block completes.
+The model client reads the SDK's event stream as plain JSON objects rather than
+through its `messages.stream()` helper: the helper re-parses a tool input's whole
+JSON text on every delta and rebuilds a snapshot model per event (and even typed
+events cost a model each), about 1 ms per response, while the loop needs only the
+finished blocks as dicts and each tool call's input, parsed once, strictly, when
+its block completes.
 """
 
 from __future__ import annotations
@@ -40,9 +41,27 @@ def as_param(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
-def _dump(model: Any) -> dict[str, Any]:
-    dumped: dict[str, Any] = model.model_dump(mode="json", exclude_none=True)
-    return dumped
+def _without_nulls(value: Any) -> Any:
+    """`value` without null members, as the SDK's models dump a block (`exclude_none`)."""
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
+# a malformed event raises ValueError (the model client's sign of a broken stream), never TypeError
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return value
+
+
+def _field(values: dict[str, Any], name: str, kind: type[Any]) -> Any:
+    value = values.get(name)
+    if not isinstance(value, kind):
+        raise ValueError(f"the event's {name} is not of type {kind.__name__}: {value!r}")
+    return value
 
 
 class MessageBuilder:
@@ -57,53 +76,57 @@ class MessageBuilder:
         self.stop_reason: str | None = None
         self.usage = dict.fromkeys(_USAGE_FIELDS, 0)
 
-    def feed(self, event: Any) -> None:
-        """Take one raw event (an SDK `RawMessageStreamEvent`); unknown kinds are ignored, as the API asks."""
-        kind = event.type
+    def feed(self, data: object) -> None:
+        """Take one event's JSON; kinds this does not know are ignored, as the API asks of clients."""
+        event = _object(data, "an event")
+        kind = event.get("type")
         if kind == "content_block_delta":
-            self._delta(event.index, event.delta)
+            self._delta(_field(event, "index", int), _field(event, "delta", dict))
         elif kind == "content_block_start":
-            self._blocks[event.index] = _dump(event.content_block)
+            self._blocks[_field(event, "index", int)] = _without_nulls(_field(event, "content_block", dict))
         elif kind == "content_block_stop":
-            self._stop(event.index)
+            self._stop(_field(event, "index", int))
         elif kind == "message_start":
             self.started = True
-            self._take_usage(event.message.usage)
+            self._take_usage(_field(event, "message", dict).get("usage"))
         elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self._take_usage(event.usage)
+            self.stop_reason = _field(event, "delta", dict).get("stop_reason")
+            self._take_usage(event.get("usage"))
 
-    def _delta(self, index: int, delta: Any) -> None:
+    def _delta(self, index: int, delta: dict[str, Any]) -> None:
         block = self._blocks.get(index)
         if block is None:
             raise ValueError(f"a delta for content block {index}, which never started")
-        kind = delta.type
+        kind = delta.get("type")
         if kind == "text_delta":
-            block["text"] = block.get("text", "") + delta.text
-            self._on_text(delta.text)
+            text = _field(delta, "text", str)
+            block["text"] = block.get("text", "") + text
+            self._on_text(text)
         elif kind == "input_json_delta":
-            self._json.setdefault(index, []).append(delta.partial_json)
+            self._json.setdefault(index, []).append(_field(delta, "partial_json", str))
         elif kind == "citations_delta":
-            block.setdefault("citations", []).append(_dump(delta.citation))
+            block.setdefault("citations", []).append(_without_nulls(_field(delta, "citation", dict)))
         elif kind == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + delta.thinking
+            block["thinking"] = block.get("thinking", "") + _field(delta, "thinking", str)
         elif kind == "signature_delta":
-            block["signature"] = delta.signature
+            block["signature"] = _field(delta, "signature", str)
 
     def _stop(self, index: int) -> None:
         block = self._blocks.get(index)
         if block is None or block.get("type") not in _INPUT_BLOCKS:
             return
-        use = strict_tool_use(block["id"], block["name"], "".join(self._json.pop(index, [])))
+        use = strict_tool_use(_field(block, "id", str), _field(block, "name", str), "".join(self._json.pop(index, [])))
         block["input"] = use.input  # {} when it did not parse (a response cut at max_tokens)
         if block["type"] == "tool_use":
             self._on_tool_use(use)
 
-    def _take_usage(self, usage: Any) -> None:
+    def _take_usage(self, usage: object) -> None:
         # a message_delta's counts are running totals; the optional ones are absent when they do not apply
+        if not isinstance(usage, dict):
+            return
         for name in _USAGE_FIELDS:
-            value = getattr(usage, name, None)
-            if value is not None:
+            value = usage.get(name)
+            if isinstance(value, int):
                 self.usage[name] = value
 
     def content(self) -> list[dict[str, Any]]:

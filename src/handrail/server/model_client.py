@@ -187,7 +187,8 @@ class ModelClient:
                     content=body,
                     options={"headers": {"content-type": "application/json"}},
                     stream=True,
-                    stream_cls=anthropic.AsyncStream[anthropic.types.RawMessageStreamEvent],
+                    # events as the JSON objects they are: MessageBuilder reads them as such
+                    stream_cls=anthropic.AsyncStream[object],
                 )
                 async with stream:
                     async for event in stream:
