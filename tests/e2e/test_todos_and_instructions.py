@@ -92,3 +92,20 @@ async def test_turn_end_reports_usage(editor: Editor, model: FakeModel) -> None:
     await editor.ask("count tokens")
     (end,) = [e for e in editor.chat if e["kind"] == "turnEnd"]
     assert end["usage"] == {"inputTokens": 320, "outputTokens": 37}
+
+
+async def test_instructions_a_call_of_the_message_wrote_join_after_it(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    # a Read beside a Write: the lookup waits for the calls (a read-only message may look while they run)
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "mod.py").write_text("x = 1\n")
+    editor.answers.append("Allow once")
+    model.add(
+        Reply.of(ToolUse("Read", {"file_path": str(workspace / "pkg" / "mod.py")}),
+                 ToolUse("Write", {"file_path": str(workspace / "pkg" / "CLAUDE.md"), "content": "pkg uses tabs.\n"})),
+        Reply.of(Text("wrote it")),
+    )
+    await editor.ask("write the package's instructions")
+    reminders = [b for b in model.requests[1]["messages"][-1]["content"] if "pkg uses tabs." in b.get("text", "")]
+    assert len(reminders) == 1 and reminders[0]["text"].startswith("<system-reminder>")

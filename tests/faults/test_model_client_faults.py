@@ -39,6 +39,13 @@ async def test_malformed_events_are_a_stream_fault(fake: FakeModel) -> None:
     assert is_retryable(caught.value)
 
 
+async def test_an_event_of_the_wrong_shape_is_a_stream_fault(fake: FakeModel) -> None:
+    wrong = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":"text"}\n\n'
+    fake.add(Malformed(after_blocks=1, reply=Reply.of(Text("first"), Text("second")), data=wrong))
+    with pytest.raises(StreamFault, match="delta is not of type dict"):
+        await _stream(fake)
+
+
 async def test_a_silent_stream_is_a_stream_fault(fake: FakeModel) -> None:
     hold = Hold(Reply.of(Text("never finished")), partial_block=True)
     fake.add(hold)

@@ -124,3 +124,23 @@ async def test_a_resumed_session_saved_again_is_not_stored_twice(
     again = Session("s", PermissionContext())
     await SessionArchive().resume(again)
     assert again.messages == resumed.messages
+
+
+async def test_saves_handed_to_the_background_land_in_order_before_a_waited_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HANDRAIL_STATE_DIR", str(tmp_path))
+    session = Session("s", PermissionContext())
+    archive = SessionArchive()
+    for n in range(30):  # the agent loop's saves: handed over, not waited for
+        add_user_content(session.messages, [{"type": "text", "text": f"prompt {n}"}])
+        archive.save_soon(session)
+        session.messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {n}"}]})
+        archive.save_soon(session)
+    session.messages[:] = session.messages[-2:]  # compacted: the file is rewritten
+    archive.save_soon(session)
+    add_user_content(session.messages, [{"type": "text", "text": "last"}])
+    await archive.save(session)  # the turn's end waits for every write before it
+    again = Session("s", PermissionContext())
+    await SessionArchive().resume(again)
+    assert again.messages == session.messages

@@ -278,6 +278,9 @@ class _Handler(BaseHTTPRequestHandler):
     # One small write per event: with Nagle's algorithm each waits for the client's delayed
     # ACK (~40 ms), which made a "zero-latency" model take ~50 ms per response.
     disable_nagle_algorithm = True
+    # Buffered: `_write` says when bytes go out. A scripted Reply is known whole at once (a zero-latency
+    # model), so its headers and events leave in one write rather than a syscall and a client wake-up each.
+    wbufsize = 64 * 1024
 
     _headers_sent = False
 
@@ -373,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(step, Reply):
             events = sse.reply_events(step, model)
             self._start_stream()
-            self._send_events(events)
+            self._send_events(events, flush=False)
             self._end_stream()
         elif isinstance(step, StreamError):
             self._stream_until_cut(step, model)
@@ -468,22 +471,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self._headers_sent = True
 
-    def _send_events(self, events: Iterable[sse.Event]) -> None:
-        # One chunk per event, written straight to the socket, so the client
-        # sees each event as soon as it is "generated".
+    def _send_events(self, events: Iterable[sse.Event], *, flush: bool = True) -> None:
+        # One chunk per event; flushed one by one (unless the caller sends the rest at once), so
+        # the client sees each event as soon as it is "generated", up to a fault's cut.
         for event in events:
-            self._send_chunk(sse.encode_event(event))
+            self._send_chunk(sse.encode_event(event), flush=flush)
 
-    def _send_chunk(self, data: bytes) -> None:
-        self._write(b"%x\r\n%s\r\n" % (len(data), data))
+    def _send_chunk(self, data: bytes, *, flush: bool = True) -> None:
+        self._write(b"%x\r\n%s\r\n" % (len(data), data), flush=flush)
 
     def _end_stream(self) -> None:
         self._write(b"0\r\n\r\n")
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, *, flush: bool = True) -> None:
         try:
             self.wfile.write(data)
-            self.wfile.flush()
+            if flush:
+                self.wfile.flush()
         except OSError as exc:
             raise _ClientGone from exc
 

@@ -28,6 +28,7 @@ from handrail.server.session import Session, content_blocks
 from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
+from handrail.tools.orchestration import is_read_only_call
 from handrail.tools.protocol import Tool
 from handrail.tools.streaming_executor import StreamingToolExecutor
 
@@ -67,8 +68,8 @@ class TurnConfig:
     system: str
     definitions: Callable[[], list[dict[str, Any]]]
     max_turns: int = 50
-    # called whenever messages were added to the history (to save the transcript)
-    on_history: Callable[[], Awaitable[None]] | None = None
+    # called whenever messages were added to the history (to save the transcript); must not block
+    on_history: Callable[[], object] | None = None
     usage: TurnUsage | None = None
     # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
     reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
@@ -137,6 +138,14 @@ class _Attempt:
             _record_results(session, self.executor.outcomes())
 
 
+def _early_reminders(config: TurnConfig, uses: Sequence[ToolUse]) -> asyncio.Future[list[dict[str, Any]]] | None:
+    """The reminders' lookup, started while the calls run, when none of them can change files (so it finds
+    what it would find after them): it is a thread hop that would otherwise follow the calls."""
+    if config.reminders is None or not uses or not all(is_read_only_call(use, config.tools) for use in uses):
+        return None
+    return asyncio.ensure_future(config.reminders(uses))
+
+
 async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
     """Shrink the history in place: level 1 clears old tool results, level 2 also summarizes older turns.
 
@@ -183,7 +192,7 @@ async def run_turn(
     last_text = ""
     for _ in range(config.max_turns):
         if config.on_history is not None:
-            await config.on_history()
+            config.on_history()
         failures = 0
         compactions = 0
         if needs_compaction(session.context_tokens, config.model.settings.context_window):
@@ -221,17 +230,21 @@ async def run_turn(
         last_text = response.text or last_text
         session.context_tokens = context_size(response.usage)
         session.messages.append({"role": "assistant", "content": response.content})
+        if config.on_history is not None:
+            config.on_history()
+        early_reminders = _early_reminders(config, attempt.executor.uses)
         try:
-            if config.on_history is not None:  # inside the try: a cancel here still answers the calls
-                await config.on_history()
             if response.stop_reason == "max_tokens":
                 await attempt.executor.discard("streaming_fallback", MAX_TOKENS_NOTE)
                 outcomes = attempt.executor.outcomes()
             else:
                 outcomes = await attempt.executor.collect()
-        except asyncio.CancelledError:
-            await attempt.executor.interrupt()
-            _record_results(session, attempt.executor.outcomes())
+        except BaseException as exc:
+            if early_reminders is not None:
+                early_reminders.cancel()
+            if isinstance(exc, asyncio.CancelledError):
+                await attempt.executor.interrupt()
+                _record_results(session, attempt.executor.outcomes())
             raise
         blocks = [o.block for o in outcomes] + _unanswered(response.content, outcomes)
         if not blocks and response.stop_reason == "pause_turn":
@@ -240,6 +253,8 @@ async def run_turn(
             return TurnResult(response.stop_reason or "end_turn", response.text)
         _record_results(session, outcomes)
         add_user_content(session.messages, blocks[len(outcomes) :])
-        if config.reminders is not None:
+        if early_reminders is not None:
+            add_user_content(session.messages, await early_reminders)
+        elif config.reminders is not None:
             add_user_content(session.messages, await config.reminders(attempt.executor.uses))
     return TurnResult("max_turns", last_text)

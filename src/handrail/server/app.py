@@ -586,7 +586,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             *server_tools(settings.web_search, settings.model.model, session.permission_context),
         ],
         max_turns=settings.max_turns,
-        on_history=lambda: ls.archive.save(session),
+        on_history=lambda: ls.archive.save_soon(session),
         usage=usage,
         reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
     )

@@ -7,13 +7,14 @@ editor would otherwise wait for at every start.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from handrail.server.message_builder import MessageBuilder
+from handrail.server.request_body import RequestBody
 from handrail.tools.execution import ToolUse
 
 if TYPE_CHECKING:
@@ -121,32 +122,13 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _strict_tool_use(block_id: str, name: str, raw: str) -> ToolUse:
-    """A tool_use whose input is parsed strictly from the streamed JSON text."""
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        return ToolUse(block_id, name, {}, input_error=str(exc))
-    if not isinstance(value, dict):
-        return ToolUse(block_id, name, {}, input_error="the input is not a JSON object")
-    return ToolUse(block_id, name, value)
-
-
-def _as_param(block: dict[str, Any]) -> dict[str, Any]:
-    """A response block in the shape the API accepts back in the history."""
-    if block.get("type") == "text":
-        return {"type": "text", "text": block.get("text", "")}
-    if block.get("type") == "tool_use":
-        return {"type": "tool_use", "id": block["id"], "name": block["name"], "input": block.get("input", {})}
-    return block
-
-
 class ModelClient:
     """Streams assistant messages through the SDK (whose own retries cover failures before the stream starts)."""
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self._client: anthropic.AsyncAnthropic | None = None
+        self._body = RequestBody()
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         if self._client is None:
@@ -187,35 +169,31 @@ class ModelClient:
         block whose JSON does not parse comes with `input_error` set). Errors
         propagate; the caller decides whether to retry (`is_retryable`).
         """
+        import anthropic
+
         client = self._sdk()
-        kwargs: dict[str, Any] = {}
-        if tools:
-            kwargs["tools"] = list(tools)
-        partial_json: dict[int, list[str]] = {}
+        body = self._body.encode(model=self.settings.model, max_tokens=self.settings.max_tokens, system=system,
+                                 messages=messages, tools=tools)
+        message = MessageBuilder(on_text, on_tool_use)
         idle = self.settings.stream_idle_timeout
         loop = asyncio.get_running_loop()
         try:
             # the deadline moves on with every event: it bounds silence, not the length of an answer; the first
             # wait covers the response headers and the SDK's own retries (whose waits it caps at 60 s)
             async with asyncio.timeout(idle) as deadline:
-                async with client.messages.stream(
-                    model=self.settings.model,
-                    max_tokens=self.settings.max_tokens,
-                    system=system,
-                    messages=list(messages),  # type: ignore[arg-type]
-                    **kwargs,
-                ) as stream:
+                stream = await client.post(
+                    "/v1/messages",
+                    cast_to=anthropic.types.Message,
+                    content=body,
+                    options={"headers": {"content-type": "application/json"}},
+                    stream=True,
+                    # events as the JSON objects they are: MessageBuilder reads them as such
+                    stream_cls=anthropic.AsyncStream[object],
+                )
+                async with stream:
                     async for event in stream:
                         deadline.reschedule(loop.time() + idle)
-                        if event.type == "text":
-                            on_text(event.text)
-                        elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                            partial_json.setdefault(event.index, []).append(event.delta.partial_json)
-                        elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
-                            block = event.content_block
-                            raw = "".join(partial_json.get(event.index, []))
-                            on_tool_use(_strict_tool_use(block.id, block.name, raw))
-                    final = await stream.get_final_message()
+                        message.feed(event)
         except TimeoutError as exc:
             if deadline.expired():
                 raise StreamFault(f"no data from the model API for {idle:g} s") from exc
@@ -223,14 +201,9 @@ class ModelClient:
         except (ValueError, KeyError, IndexError) as exc:
             # the SDK parses each SSE event as it comes: garbage surfaces as one of these
             raise StreamFault(f"malformed event stream ({type(exc).__name__}: {exc})") from exc
-        content = [_as_param(block.model_dump(mode="json", exclude_none=True)) for block in final.content]
-        usage = {
-            "input_tokens": final.usage.input_tokens,
-            "output_tokens": final.usage.output_tokens,
-            "cache_creation_input_tokens": final.usage.cache_creation_input_tokens or 0,
-            "cache_read_input_tokens": final.usage.cache_read_input_tokens or 0,
-        }
-        return ModelResponse(content=content, stop_reason=final.stop_reason, usage=usage)
+        if not message.started:
+            raise StreamFault("the event stream ended before the message started")
+        return ModelResponse(content=message.content(), stop_reason=message.stop_reason, usage=message.usage)
 
     async def close(self) -> None:
         """Close the HTTP client."""

@@ -102,27 +102,35 @@ class NestedInstructions:
                 continue
         return [p if p.is_absolute() else self._cwd / p for p in paths]
 
-    def _new_files(self, uses: Sequence[ToolUse]) -> list[Path]:
+    def _new_files(self, uses: Sequence[ToolUse], shown: frozenset[Path]) -> list[Path]:
         found: list[Path] = []
         for path in self._touched(uses):
             folder = _folder_of(path)
             for root in self._roots:
                 for sub in _subfolders_between(root, folder):
-                    found += [f for f in instruction_files(sub) if f not in self._shown and f not in found]
+                    found += [f for f in instruction_files(sub) if f not in shown and f not in found]
         return found
 
-    def _reminders(self, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
-        files = self._new_files(uses)
-        self._shown.update(files)
+    def _look_up(self, uses: Sequence[ToolUse], shown: frozenset[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+        """(the files found, their texts): blocking I/O, and no change to what was shown."""
+        files = self._new_files(uses, shown)
+        return files, read_instructions(files)
+
+    async def reminders(self, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+        """Reminder blocks for instruction files the calls reached and the conversation has not seen.
+
+        The files are marked shown here, on the loop, once the lookup is done: a lookup that is
+        cancelled (the agent loop may start one while the calls still run) marks nothing.
+        """
+        files, texts = await asyncio.to_thread(self._look_up, uses, frozenset(self._shown))
+        fresh = {path for path in files if path not in self._shown}
+        self._shown.update(fresh)
         return [
             {
                 "type": "text",
                 "text": f"<system-reminder>\nContents of {path} (instructions for work in {path.parent}; follow "
                 f"them there):\n\n{text}\n</system-reminder>",
             }
-            for path, text in read_instructions(files)
+            for path, text in texts
+            if path in fresh
         ]
-
-    async def reminders(self, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
-        """Reminder blocks for instruction files the calls reached and the conversation has not seen."""
-        return await asyncio.to_thread(self._reminders, uses)

@@ -41,6 +41,17 @@ def is_safe_call(use: ToolUse, tools: Sequence[Tool[Any]]) -> bool:
         return False
 
 
+def is_read_only_call(use: ToolUse, tools: Sequence[Tool[Any]]) -> bool:
+    """Whether a call only reads. Unknown tools, bad input or a raising check: no."""
+    tool = find_tool(tools, use.name)
+    if tool is None or use.input_error is not None:
+        return False
+    try:
+        return bool(tool.is_read_only(parse_input(tool, use.input)))
+    except (ValidationError, Exception):
+        return False
+
+
 @dataclass(frozen=True)
 class Batch:
     """Calls that run together (`concurrent`) or one call alone."""

@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
@@ -90,6 +91,11 @@ class ToolPool:
 
     def deferred(self) -> tuple[Tool[Any], ...]:
         """Tools left out of the request until ToolSearch loads them."""
+        return self._deferred
+
+    @cached_property
+    def _deferred(self) -> tuple[Tool[Any], ...]:
+        # asked for at every model request, and `deferring` serialises every definition: the pool is frozen
         if not self.deferring():
             return ()
         return tuple(t for t in self.tools if t.should_defer and not t.always_load)
