@@ -219,6 +219,14 @@ def _single_argument(args: tuple[Any, ...]) -> Any:
     return to_plain(args[0])
 
 
+def _server_name(command: str, args: tuple[Any, ...]) -> str:
+    """The MCP server a command's single `{name}` argument names."""
+    name = field_of(_single_argument(args), "name")
+    if not isinstance(name, str) or not name:
+        raise JsonRpcInvalidParams(f"{command}: expected [{{name}}]")
+    return name
+
+
 def create_server() -> HandrailServer:
     """Build the server with every feature and command registered."""
     server = HandrailServer()
@@ -369,17 +377,11 @@ def create_server() -> HandrailServer:
 
     @server.command(APPROVE_MCP_COMMAND)
     async def approve_mcp(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        name = field_of(_single_argument(args), "name")
-        if not isinstance(name, str) or not name:
-            raise JsonRpcInvalidParams("handrail.approveMcpServer: expected [{name}]")
-        return await ls.mcp.approve(name)
+        return await ls.mcp.approve(_server_name(APPROVE_MCP_COMMAND, args))
 
     @server.command(RESTART_MCP_COMMAND)
     async def restart_mcp(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        name = field_of(_single_argument(args), "name")
-        if not isinstance(name, str) or not name:
-            raise JsonRpcInvalidParams("handrail.restartMcpServer: expected [{name}]")
-        return await ls.mcp.restart(name)
+        return await ls.mcp.restart(_server_name(RESTART_MCP_COMMAND, args))
 
     @server.command(BACKGROUND_TASKS_COMMAND)
     def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
