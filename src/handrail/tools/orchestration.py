@@ -7,11 +7,9 @@ concurrency-safe form one concurrent batch; every other call is a batch of one.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from pydantic import ValidationError
 
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, parse_input
@@ -30,26 +28,25 @@ def max_tool_concurrency(env: Mapping[str, str] | None = None) -> int:
         return DEFAULT_MAX_CONCURRENCY
 
 
-def is_safe_call(use: ToolUse, tools: Sequence[Tool[Any]]) -> bool:
-    """Whether a call may run beside other safe calls. Unknown tools, bad input or a raising check: no."""
+def _tool_says(use: ToolUse, tools: Sequence[Tool[Any]], question: Callable[[Tool[Any], Any], bool]) -> bool:
+    """`question(tool, parsed input)` for a call. Unknown tools, bad input or a raising check: no."""
     tool = find_tool(tools, use.name)
     if tool is None:
         return False
     try:
-        return bool(tool.is_concurrency_safe(parse_input(tool, use.input)))
-    except (ValidationError, Exception):
+        return bool(question(tool, parse_input(tool, use.input)))
+    except Exception:  # a validation error, or a tool's own check that raised
         return False
+
+
+def is_safe_call(use: ToolUse, tools: Sequence[Tool[Any]]) -> bool:
+    """Whether a call may run beside other safe calls. Unknown tools, bad input or a raising check: no."""
+    return _tool_says(use, tools, lambda tool, value: tool.is_concurrency_safe(value))
 
 
 def is_read_only_call(use: ToolUse, tools: Sequence[Tool[Any]]) -> bool:
     """Whether a call only reads. Unknown tools, bad input or a raising check: no."""
-    tool = find_tool(tools, use.name)
-    if tool is None or use.input_error is not None:
-        return False
-    try:
-        return bool(tool.is_read_only(parse_input(tool, use.input)))
-    except (ValidationError, Exception):
-        return False
+    return use.input_error is None and _tool_says(use, tools, lambda tool, value: tool.is_read_only(value))
 
 
 @dataclass(frozen=True)
