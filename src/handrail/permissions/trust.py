@@ -17,7 +17,7 @@ Trusted roots and approvals are kept in a small JSON file,
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -65,6 +65,10 @@ class Approvals:
         if str(real) in self.client:
             return self.client[str(real)]
         return any(str(folder) in self.trusted for folder in (real, *real.parents))
+
+    def trusted_roots(self, roots: Iterable[Path]) -> list[Path]:
+        """The roots the user trusts, in order: where definitions that come with the code may load."""
+        return [root for root in roots if self.is_trusted(root)]
 
     def with_client_trust(self, root: Path, trusted: bool) -> Approvals:
         """A copy in which the editor's answer for `root` decides, whatever is stored."""

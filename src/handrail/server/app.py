@@ -509,7 +509,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)
     simple = simple_mode(setting=settings.simple_tools)
-    agents_catalog = await ls.agent_catalogs.load([root for root in roots if _approvals(ls).is_trusted(root)])
+    agents_catalog = await ls.agent_catalogs.load(roots, _approvals(ls))
     extra_builtins = (
         *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
         *skill_pool_tools(skills, session.permission_context, simple=simple),

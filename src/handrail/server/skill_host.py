@@ -57,8 +57,7 @@ def pending_skill_approvals(catalog: SkillCatalog, approvals: Approvals) -> list
 
 async def load_skills(roots: Sequence[Path], approvals: Approvals, reporter: ProblemReporter) -> SkillCatalog:
     """User skills and the project skills of trusted roots."""
-    trusted = [root for root in roots if approvals.is_trusted(root)]
-    catalog = await asyncio.to_thread(load_skill_catalog, trusted)
+    catalog = await asyncio.to_thread(load_skill_catalog, approvals.trusted_roots(roots))
     reporter.report(catalog.problems)
     return catalog
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
+from handrail.permissions.trust import Approvals
 from handrail.server.agent_loop import TurnConfig, run_turn
 from handrail.server.chat import ChatChannel
 from handrail.server.model_client import DEFAULT_MODEL, ModelClient, ModelSettings
@@ -297,12 +298,12 @@ class AgentCatalogSource:
     def __init__(self, warn: Callable[[str], None]) -> None:
         self._reporter = ProblemReporter(warn, "agent file")
 
-    async def load(self, roots: Sequence[Path]) -> AgentCatalog:
-        """Built-in, user and project agents (project wins a name); pass only the trusted roots.
+    async def load(self, roots: Sequence[Path], approvals: Approvals) -> AgentCatalog:
+        """Built-in, user and project agents (project wins a name).
 
         A project agent is a system prompt and a tool list that come with the code: like project
-        skills, they load only in a workspace the user trusts.
+        skills, they load only from roots the user trusts.
         """
-        catalog = await asyncio.to_thread(load_agent_catalog, BUILTIN_AGENTS, roots)
+        catalog = await asyncio.to_thread(load_agent_catalog, BUILTIN_AGENTS, approvals.trusted_roots(roots))
         self._reporter.report(catalog.problems)
         return catalog
