@@ -6,7 +6,8 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { ChatController } from "../logic/chatController";
 import { diagnosticsParams, shouldForward } from "../logic/diagnostics";
-import { DIAGNOSTICS, DID_CHANGE_TRUST, MODES, type ChatEvent } from "../logic/protocol";
+import type { HandrailCommands } from "../logic/handlers";
+import { DIAGNOSTICS, DID_CHANGE_TRUST, MODES, type ChatEvent, type McpServerStatus } from "../logic/protocol";
 import { promptWithSelection } from "../logic/selection";
 import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
 import { auditLogPath } from "../logic/statePaths";
@@ -22,6 +23,16 @@ const RESTART_SETTINGS = ["handrail.server", "handrail.maxToolConcurrency"]; // 
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The MCP servers the server reports, or undefined (the user told) when none is configured. */
+async function configuredMcpServers(commands: Pick<HandrailCommands, "mcpStatus">): Promise<McpServerStatus[] | undefined> {
+  const servers = await commands.mcpStatus();
+  if (servers.length === 0) {
+    void vscode.window.showInformationMessage("handrail: no MCP servers are configured.");
+    return undefined;
+  }
+  return servers;
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -190,9 +201,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand("handrail.chat.mcpStatus", withServer(async (commands) => {
       try {
-        const servers = await commands.mcpStatus();
-        if (servers.length === 0) {
-          void vscode.window.showInformationMessage("handrail: no MCP servers are configured.");
+        const servers = await configuredMcpServers(commands);
+        if (!servers) {
           return;
         }
         await vscode.window.showQuickPick(servers.map((s) => ({
@@ -206,9 +216,8 @@ export function activate(context: vscode.ExtensionContext): void {
     })),
     vscode.commands.registerCommand("handrail.chat.restartMcpServer", withServer(async (commands) => {
       try {
-        const servers = await commands.mcpStatus();
-        if (servers.length === 0) {
-          void vscode.window.showInformationMessage("handrail: no MCP servers are configured.");
+        const servers = await configuredMcpServers(commands);
+        if (!servers) {
           return;
         }
         const picked = await vscode.window.showQuickPick(servers.map((s) => ({
