@@ -166,9 +166,21 @@ def _safety_problem(forms: tuple[tuple[str, ...], ...], context: PermissionConte
     return None
 
 
+Forms = tuple[tuple[str, ...], ...]  # for each path: its absolute form as written, and its resolved one
+
+
+def _forms(facts: CallFacts, cwd: Path) -> tuple[Forms, Forms]:
+    """The forms (absolute as written, resolved) of the call's paths, and of the files a file tool's
+    rules are matched against: its paths, else its rule content taken as a path."""
+    forms = call_candidates(facts.paths, cwd) if facts.paths else ()
+    if forms or facts.tool_name not in FILE_TOOLS:
+        return forms, forms
+    return forms, call_candidates(file_targets((), facts.rule_content), cwd)
+
+
 def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     """The rules an "always allow" answer would add, normalised (empty when none is safe to offer)."""
-    return _suggestions(facts, cwd, call_candidates(file_targets(facts.paths, facts.rule_content), cwd))
+    return _suggestions(facts, cwd, _forms(facts, cwd)[1])
 
 
 def _suggestions(facts: CallFacts, cwd: Path, targets: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
@@ -194,9 +206,7 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     cwd = context.effective_cwd
     tool = facts.tool_name
     aliases = facts.aliases
-    # the forms (absolute as written, resolved) of the files the call touches, computed once per decision
-    forms = call_candidates(facts.paths, cwd) if facts.paths else ()
-    targets = forms if forms or tool not in FILE_TOOLS else call_candidates(file_targets((), facts.rule_content), cwd)
+    forms, targets = _forms(facts, cwd)  # resolved once per decision
 
     def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
         if behavior != "ask":
