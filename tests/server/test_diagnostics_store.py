@@ -57,3 +57,13 @@ async def test_the_first_edit_of_a_kind_waits_the_full_time(tmp_path: Path) -> N
     asyncio.get_running_loop().call_soon(_publish, store, app, [ERROR])
     found = await view.after_write(app)
     assert found is not None and len(found) == 1
+
+
+async def test_what_a_wait_learnt_outlasts_the_turn(tmp_path: Path) -> None:
+    store = DiagnosticsStore()
+    data = tmp_path / "data.csv"
+    first_turn = EditorDiagnosticsView(store, Documents(), lambda: True, wait_seconds=0.5, quiet_wait_seconds=0)  # type: ignore[arg-type]
+    assert await first_turn.after_write(data) is None
+    next_turn = EditorDiagnosticsView(store, Documents(), lambda: True, wait_seconds=60, quiet_wait_seconds=0)  # type: ignore[arg-type]
+    asyncio.get_running_loop().call_soon(_publish, store, data, [ERROR])
+    assert await next_turn.after_write(data) is None  # quiet already: what comes after the write is not waited for

@@ -75,6 +75,7 @@ class DiagnosticsStore:
         self._column_of = column_of
         self._entries: dict[str, _Entry] = {}
         self._kinds: set[str] = set()  # the suffixes of the documents diagnostics came for
+        self._waited_in_vain: set[str] = set()  # kinds a full wait after a write got nothing for
         self._serial = 0
         self.watch = DocumentWatch()
 
@@ -97,9 +98,14 @@ class DiagnosticsStore:
         """How many notifications arrived so far."""
         return self._serial
 
-    def watched_kind(self, kind: str) -> bool:
-        """Whether diagnostics came for a document of this kind (`document_kind`): something checks such files."""
-        return kind in self._kinds
+    def quiet_kind(self, kind: str) -> bool:
+        """Whether nothing seems to check documents of this kind (`document_kind`): a full wait for their
+        diagnostics got nothing, and none ever came for any of them."""
+        return kind in self._waited_in_vain and kind not in self._kinds
+
+    def waited_in_vain(self, kind: str) -> None:
+        """A full wait for the diagnostics of a document of this kind got nothing."""
+        self._waited_in_vain.add(kind)
 
     def entry(self, uri: str) -> _Entry | None:
         """The latest entry for `uri`."""
@@ -131,7 +137,6 @@ class EditorDiagnosticsView:
         self._enabled = enabled
         self._wait = wait_seconds
         self._quiet_wait = quiet_wait_seconds
-        self._quiet: set[str] = set()  # kinds a full wait got nothing for
 
     @property
     def available(self) -> bool:
@@ -166,9 +171,10 @@ class EditorDiagnosticsView:
             return entry.version >= version
 
         kind = document_kind(uri)
-        quiet = kind in self._quiet and not self._store.watched_kind(kind)
+        quiet = self._store.quiet_kind(kind)  # kept by the store: views are made per turn, what we learn is not
         if not await self._store.watch.wait_until(arrived, self._quiet_wait if quiet else self._wait):
-            self._quiet.add(kind)
+            if not quiet:
+                self._store.waited_in_vain(kind)
             return None
         entry = self._store.entry(uri)
         return entry.diagnostics if entry is not None else None
