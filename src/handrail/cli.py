@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from handrail.permissions.settings import PERMISSION_MODES
+from handrail.permissions.modes import PERMISSION_MODES
 
 
 def protect_stdout() -> BinaryIO:

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.settings import PermissionMode
+from handrail.permissions.modes import PermissionMode
 from handrail.permissions.workspace import load_workspace_permissions
 from handrail.tools.agent_definitions import load_agent_catalog
 from handrail.tools.builtin.task import task_tool

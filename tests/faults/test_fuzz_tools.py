@@ -19,7 +19,7 @@ from hypothesis import find, given
 from hypothesis import strategies as st
 
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.settings import PermissionMode
+from handrail.permissions.modes import PermissionMode
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOptions, ToolUseContext
 from handrail.tools.execution import ToolUse
 from handrail.tools.file_state import FileStateCache

@@ -10,9 +10,9 @@ import pytest
 
 from handrail.permissions.context import PermissionContext, SourcedHooks
 from handrail.permissions.decision import PermissionCheck, PermissionDecision
+from handrail.permissions.modes import PermissionMode
 from handrail.permissions.pipeline import CallFacts, decide, suggest_rules
 from handrail.permissions.rules import PermissionRule, parse_rule
-from handrail.permissions.settings import PermissionMode
 
 
 def _rules(*texts: str) -> tuple[PermissionRule, ...]:

@@ -9,9 +9,9 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 from handrail.permissions.file_rules import FileRules
+from handrail.permissions.modes import PERMISSION_MODES, PermissionMode
 from handrail.permissions.paths import Roots
 from handrail.permissions.rules import PermissionRule, rule_covers_tool
-from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
 from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, LoadedSource
 from handrail.permissions.trust import Approvals, file_trust, inactive_reason
 

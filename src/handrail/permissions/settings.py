@@ -17,14 +17,13 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
+from handrail.permissions.modes import PERMISSION_MODES, PermissionMode
 from handrail.permissions.rules import RuleError, parse_rule
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 RULE_LISTS: tuple[Literal["allow", "deny", "ask"], ...] = ("allow", "deny", "ask")
 
 

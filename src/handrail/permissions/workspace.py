@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext, build_context
+from handrail.permissions.modes import PermissionMode
 from handrail.permissions.rules import PermissionRule
-from handrail.permissions.settings import PermissionMode, SettingsProblem
+from handrail.permissions.settings import SettingsProblem
 from handrail.permissions.sources import DEFAULT_POLICY_PATH, LoadedSettings, LoadedSource, load_sources
 from handrail.permissions.trust import Approvals, approvals_path, file_trust, load_approvals
 

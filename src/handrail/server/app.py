@@ -1,66 +1,40 @@
-"""The handrail language server: LSP features, commands, and the wiring of sessions to the editor."""
+"""The handrail language server: LSP features and commands, and the state it keeps across requests."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from handrail import __version__
-from handrail.permissions.context import PermissionContext
-from handrail.permissions.settings import PERMISSION_MODES, PermissionMode
-from handrail.permissions.trust import Approvals
-from handrail.permissions.workspace import WorkspacePermissions
-from handrail.server.agent_loop import TurnConfig, TurnResult, run_turn
-from handrail.server.ask_user import LspQuestions
-from handrail.server.audit import AuditFile
-from handrail.server.background_events import BackgroundWatch, background_listing
-from handrail.server.chat import ChatChannel, begin_progress, end_progress
+from handrail.permissions.modes import PermissionMode
 from handrail.server.client_features import ClientFeatures
-from handrail.server.diagnostics_store import DiagnosticsStore, EditorDiagnosticsView
+from handrail.server.document_watch import DocumentWatch
 from handrail.server.documents import BlockDocument
-from handrail.server.editor_fs import DocumentWatch, EditorFileSystem
 from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
-from handrail.server.mcp_manager import McpManager, ask_with_message_request
-from handrail.server.model_client import ModelClient, ModelSettings
-from handrail.server.permission_state import PermissionState, is_settings_file
-from handrail.server.persistence import SessionArchive
-from handrail.server.project_instructions import NestedInstructions, root_instructions
-from handrail.server.prompter import LspPrompter
 from handrail.server.protocol import HandrailProtocol
-from handrail.server.retention import remove_old_session_files
-from handrail.server.session import Session, SessionCatalog, SessionStore
-from handrail.server.session_modes import SessionModes, set_session_mode
-from handrail.server.session_todos import SessionTodos
-from handrail.server.settings import AgentSettings, load_settings
-from handrail.server.skill_host import (
-    ProblemReporter,
-    SessionSkills,
-    load_skills,
-    pending_skill_approvals,
-    skill_pool_tools,
-)
-from handrail.server.small_model import ClientSmallModel
-from handrail.server.storage import TOOL_RESULTS_DIR, session_storage, sessions_dir
-from handrail.server.subagents import AgentCatalogSource, SubAgents, agent_pool_tools
-from handrail.server.system_prompt import system_prompt
-from handrail.server.usage import TurnUsage
-from handrail.server.watcher import WorkspaceWatcher
-from handrail.server.web_search import server_tools
-from handrail.tools.context import ToolOptions, ToolUseContext
-from handrail.tools.live_pool import LiveToolPool
-from handrail.tools.mcp.config import MCP_JSON
-from handrail.tools.registry import assemble_tool_pool, simple_mode
-from handrail.tools.skills import SkillCatalog
+
+if TYPE_CHECKING:
+    from handrail.server.background_events import BackgroundWatch
+    from handrail.server.diagnostics_store import DiagnosticsStore
+    from handrail.server.mcp_manager import McpManager
+    from handrail.server.model_client import ModelClient, ModelSettings
+    from handrail.server.permission_state import PermissionState
+    from handrail.server.persistence import SessionArchive
+    from handrail.server.session import Session, SessionStore
+    from handrail.server.settings import AgentSettings
+    from handrail.server.skill_host import ProblemReporter
+    from handrail.server.subagents import AgentCatalogSource
+    from handrail.server.watcher import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
 
@@ -76,31 +50,13 @@ BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 
-class AskParams(BaseModel):
-    """Arguments of `handrail.ask`."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
-    prompt: str = Field(min_length=1)
-    session_id: str | None = Field(default=None, alias="sessionId")
-
-
-class CancelParams(BaseModel):
-    """Arguments of `handrail.cancel`."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
-    session_id: str = Field(alias="sessionId")
-
-
-class SetModeParams(BaseModel):
-    """Arguments of `handrail.setMode` (without a session: the server's default for every session)."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
-    mode: PermissionMode
-    session_id: str | None = Field(default=None, alias="sessionId")
-
-
 class HandrailServer(LanguageServer):
-    """The language server and the state it keeps across requests."""
+    """The language server and the state it keeps across requests.
+
+    Only the LSP side is built before `initialize` is answered; the agent's side (sessions,
+    permissions, MCP servers…) is imported and built on first use, so the editor's handshake
+    does not wait for pydantic, the tools and the permission engine to load.
+    """
 
     protocol: HandrailProtocol
 
@@ -113,23 +69,72 @@ class HandrailServer(LanguageServer):
             # lines like str.splitlines and rebuilds the whole text on every change).
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
-        self.sessions = SessionStore()
-        self.archive = SessionArchive()
         self.document_watch = DocumentWatch()
-        self.diagnostics = DiagnosticsStore(self._diagnostic_column)
         self.init_options: dict[str, Any] = {}
         self.pushed_settings: dict[str, Any] = {}
+        self.client_trusted: bool | None = None  # the editor's word on workspace trust, when it gives one
         self.features = ClientFeatures()
         self.watcher: WorkspaceWatcher | None = None
         self._model_clients: dict[ModelSettings, ModelClient] = {}
-        self.permission_state = PermissionState(self.workspace_roots, lambda: self.init_options, self.warn)
-        self.mcp = McpManager(self, self.permission_state, self.workspace_roots)
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
-        self.agent_catalogs = AgentCatalogSource(self.warn)
-        self.background_watch = BackgroundWatch(self)
-        self.skill_problems = ProblemReporter(self.warn, "skill")
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        """The sessions of this server run."""
+        from handrail.server.session import SessionStore
+
+        return SessionStore()
+
+    @cached_property
+    def archive(self) -> SessionArchive:
+        """Where sessions' transcripts are saved and resumed from."""
+        from handrail.server.persistence import SessionArchive
+
+        return SessionArchive()
+
+    @cached_property
+    def diagnostics(self) -> DiagnosticsStore:
+        """The diagnostics the client forwards (`handrail/diagnostics`)."""
+        from handrail.server.diagnostics_store import DiagnosticsStore
+
+        return DiagnosticsStore(self._diagnostic_column)
+
+    @cached_property
+    def permission_state(self) -> PermissionState:
+        """The workspace's settings files, approvals and trust."""
+        from handrail.server.permission_state import PermissionState
+
+        return PermissionState(self.workspace_roots, lambda: self.init_options, lambda: self.client_trusted, self.warn)
+
+    @cached_property
+    def mcp(self) -> McpManager:
+        """The configured MCP servers and their tools."""
+        from handrail.server.mcp_manager import McpManager
+
+        return McpManager(self, self.permission_state, self.workspace_roots)
+
+    @cached_property
+    def agent_catalogs(self) -> AgentCatalogSource:
+        """The sub-agent definitions of the user and the (trusted) workspace."""
+        from handrail.server.subagents import AgentCatalogSource
+
+        return AgentCatalogSource(self.warn)
+
+    @cached_property
+    def background_watch(self) -> BackgroundWatch:
+        """Tells the client when sessions' background agents and shells start and end."""
+        from handrail.server.background_events import BackgroundWatch
+
+        return BackgroundWatch(self)
+
+    @cached_property
+    def skill_problems(self) -> ProblemReporter:
+        """Reports each broken skill once."""
+        from handrail.server.skill_host import ProblemReporter
+
+        return ProblemReporter(self.warn, "skill")
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
@@ -182,12 +187,16 @@ class HandrailServer(LanguageServer):
 
     def model_client(self, settings: ModelSettings) -> ModelClient:
         """One SDK client per distinct model configuration."""
+        from handrail.server.model_client import ModelClient
+
         if settings not in self._model_clients:
             self._model_clients[settings] = ModelClient(settings)
         return self._model_clients[settings]
 
     async def agent_settings(self) -> AgentSettings:
         """Settings for a turn: asked of the client when it supports workspace/configuration."""
+        from handrail.server.settings import load_settings
+
         client_section: dict[str, Any] = dict(self.pushed_settings)
         workspace_caps = self.client_capabilities.workspace
         if workspace_caps is not None and workspace_caps.configuration:
@@ -203,6 +212,9 @@ class HandrailServer(LanguageServer):
 
     def on_disk_change(self, path: Path, content_hash: str | None) -> None:
         """A file changed on disk: mark it in every session that read it with other content."""
+        from handrail.server.permission_state import is_settings_file
+        from handrail.tools.mcp.config import MCP_JSON
+
         if is_settings_file(path) and self.permission_state.current is not None:
             self.in_background(self.refresh_permissions())
         if is_settings_file(path) or path.name == MCP_JSON:  # a changed definition stops until approved again
@@ -228,7 +240,10 @@ def _server_name(command: str, args: tuple[Any, ...]) -> str:
 
 
 def create_server() -> HandrailServer:
-    """Build the server with every feature and command registered."""
+    """Build the server with every feature and command registered.
+
+    The handlers import the agent's modules when they first run, not before `initialize` is answered.
+    """
     server = HandrailServer()
 
     @server.feature(types.INITIALIZE)
@@ -238,10 +253,15 @@ def create_server() -> HandrailServer:
         ls.init_options = options if isinstance(options, dict) else {}
         ls.features = ClientFeatures.from_capabilities(params.capabilities)
         trusted = ls.init_options.get("workspaceTrusted")
-        ls.permission_state.client_trusted = trusted if isinstance(trusted, bool) else None
+        ls.client_trusted = trusted if isinstance(trusted, bool) else None
 
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
+        from handrail.server.retention import remove_old_session_files
+        from handrail.server.settings import load_settings
+        from handrail.server.storage import sessions_dir
+        from handrail.server.watcher import WorkspaceWatcher
+
         retention = load_settings(None, ls.init_options).retention_days
         ls.in_background(asyncio.to_thread(remove_old_session_files, sessions_dir(), retention))
         if ls.init_options.get("watchFiles", True) is not False:
@@ -308,13 +328,11 @@ def create_server() -> HandrailServer:
                 await client.close()
 
     @server.command(ASK_COMMAND)
-    async def ask(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+    async def on_ask(ls: HandrailServer, *args: Any) -> dict[str, Any]:
         ls.protocol.track_current_request()
-        try:
-            params = AskParams.model_validate(_single_argument(args))
-        except ValidationError as exc:
-            raise JsonRpcInvalidParams(f"handrail.ask: {exc}") from exc
-        return await _ask(ls, params)
+        from handrail.server.ask import ask
+
+        return await ask(ls, _single_argument(args))
 
     @server.feature("handrail/diagnostics")
     def on_diagnostics(ls: HandrailServer, params: Any) -> None:
@@ -323,52 +341,27 @@ def create_server() -> HandrailServer:
     @server.feature("handrail/didChangeTrust")
     async def on_trust(ls: HandrailServer, params: Any) -> None:
         trusted = field_of(params, "trusted")
-        ls.permission_state.client_trusted = trusted if isinstance(trusted, bool) else None
+        ls.client_trusted = trusted if isinstance(trusted, bool) else None
         await ls.refresh_permissions()
         await ls.mcp.sync(reload=False)
 
     @server.command(SET_MODE_COMMAND)
     async def set_mode(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        argument = _single_argument(args)
-        try:
-            params = SetModeParams.model_validate(argument)
-        except ValidationError as exc:
-            given = field_of(argument, "mode")
-            modes = ", ".join(PERMISSION_MODES)
-            raise JsonRpcInvalidParams(f"handrail.setMode: unknown mode {given!r}; choose one of: {modes}") from exc
-        await ls.permission_state.refresh()
-        try:
-            ls.permission_state.context_for((), params.mode)
-        except ValueError as exc:
-            raise JsonRpcInvalidParams(f"handrail.setMode: {exc}") from exc
-        session = ls.sessions.get(params.session_id) if params.session_id else None
-        if session is None and params.session_id:  # a client may name its session before the first ask
-            session = ls.sessions.create(ls.permission_state.context_for((), None), params.session_id)
-        if session is None:
-            ls.default_mode = params.mode
-            for existing in ls.sessions.all():
-                ls.update_session_context(existing)
-                ChatChannel(ls, existing.id, None).mode(existing.permission_context.mode)
-            return {"mode": params.mode, "scope": "server"}
-        set_session_mode(session, params.mode, ls.update_session_context)
-        ChatChannel(ls, session.id, None).mode(session.permission_context.mode)
-        return {"mode": params.mode, "scope": "session", "sessionId": session.id}
+        from handrail.server import commands
+
+        return await commands.set_mode(ls, _single_argument(args))
 
     @server.command(PERMISSIONS_COMMAND)
     async def permissions(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        current = await ls.permission_state.refresh()
-        session_id = field_of(to_plain(args[0]), "sessionId") if args else None
-        session = ls.sessions.get(session_id) if isinstance(session_id, str) else None
-        context = session.permission_context if session is not None else current.context
-        return describe_context(context, current)
+        from handrail.server import commands
+
+        return await commands.permissions(ls, field_of(to_plain(args[0]), "sessionId") if args else None)
 
     @server.command(APPROVE_COMMAND)
     async def approve(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        approved = await ls.permission_state.approve_project_files()
-        approved += await _approve_project_skills(ls)
-        for session in ls.sessions.all():
-            ls.update_session_context(session)
-        return {"approved": approved}
+        from handrail.server import commands
+
+        return await commands.approve(ls)
 
     @server.command(MCP_STATUS_COMMAND)
     async def mcp_status(ls: HandrailServer, *args: Any) -> dict[str, Any]:
@@ -385,238 +378,14 @@ def create_server() -> HandrailServer:
 
     @server.command(BACKGROUND_TASKS_COMMAND)
     def list_background(ls: HandrailServer, *args: Any) -> list[dict[str, str]]:
-        session_id = field_of(_single_argument(args), "sessionId")
-        if not isinstance(session_id, str):
-            raise JsonRpcInvalidParams("handrail.backgroundTasks: expected [{sessionId}]")
-        session = ls.sessions.get(session_id)  # a session not started yet has no background work
-        return background_listing(session) if session is not None else []
+        from handrail.server import commands
+
+        return commands.background_tasks(ls, _single_argument(args))
 
     @server.command(CANCEL_COMMAND)
     def cancel(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        try:
-            params = CancelParams.model_validate(_single_argument(args))
-        except ValidationError as exc:
-            raise JsonRpcInvalidParams(f"handrail.cancel: {exc}") from exc
-        session = ls.sessions.get(params.session_id)
-        if session is None or not session.busy or session.turn is None:
-            return {"cancelled": False}
-        session.turn.cancel()
-        return {"cancelled": True}
+        from handrail.server import commands
+
+        return commands.cancel(ls, _single_argument(args))
 
     return server
-
-
-def _approvals(ls: HandrailServer) -> Approvals:
-    current = ls.permission_state.current
-    return current.approvals if current is not None else Approvals()
-
-
-async def _approve_project_skills(ls: HandrailServer) -> int:
-    """Approve the current content of the trusted project skills whose allowed-tools wait for it."""
-    skills = await load_skills(ls.workspace_roots(), _approvals(ls), ls.skill_problems)
-    pending = pending_skill_approvals(skills, _approvals(ls))
-    await ls.permission_state.approve_digests([(skill.path, skill.digest) for skill in pending])
-    return len(pending)
-
-
-APPROVE = "Approve"
-NOT_NOW = "Not now"
-
-
-async def _offer_project_approval(ls: HandrailServer, skills: SkillCatalog) -> None:
-    """Ask once per content whether the project's settings (allow rules, hooks…) and skills' allowed-tools apply."""
-    state = ls.permission_state
-    files = state.pending_approvals()
-    waiting = [s for s in pending_skill_approvals(skills, _approvals(ls)) if not state.was_asked(s.digest)]
-    if not files and not waiting:
-        return
-    state.mark_asked(skill.digest for skill in waiting)
-    what = []
-    if files:
-        what.append(f"settings ({', '.join(str(path) for path in files)}) allow tools or run hooks")
-    if waiting:
-        what.append(f"skills ({', '.join(skill.name for skill in waiting)}) allow tools while they are active")
-    message = (
-        f"This workspace's {' and its '.join(what)}. They stay inactive (only deny and ask rules apply) until you "
-        "approve this exact content. Approve?"
-    )
-    try:
-        choice = await ls.window_show_message_request_async(
-            types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=message,
-                actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=NOT_NOW)],
-            )
-        )
-    except Exception as exc:
-        log.warning("could not ask about project settings: %s", exc)
-        return
-    if field_of(choice, "title") != APPROVE:
-        return
-    if files:
-        await state.approve_project_files()
-    await state.approve_digests([(skill.path, skill.digest) for skill in waiting])
-
-
-def describe_context(context: PermissionContext, current: WorkspacePermissions) -> dict[str, Any]:
-    """The rules in force and those that are not (with why), for users debugging their settings."""
-
-    def rules(behavior: Any) -> list[dict[str, str]]:
-        return [{"rule": str(r), "source": r.source} for r in context.rules(behavior)]
-
-    return {
-        "mode": context.mode,
-        "workingDirectories": [str(p) for p in context.working_directories],
-        "allow": rules("allow"),
-        "deny": rules("deny"),
-        "ask": rules("ask"),
-        "inactive": [
-            {"rule": str(r.rule), "behavior": r.behavior, "source": r.rule.source, "reason": r.reason}
-            for r in context.inactive_rules
-        ]
-        + [{"setting": s.key, "source": s.source, "reason": s.reason} for s in context.inactive_settings],
-        "problems": [{"file": str(p.file), "message": p.message, "rule": p.rule} for p in current.problems],
-    }
-
-
-async def _ask(ls: HandrailServer, params: AskParams) -> dict[str, Any]:
-    roots = ls.workspace_roots()
-    session = ls.sessions.get(params.session_id) if params.session_id else None
-    if session is None:
-        session = ls.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
-    if session.busy:
-        raise JsonRpcInvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
-    session.starting = True  # claimed before the first await, so a second ask sees it busy
-    try:
-        if params.session_id:  # a session from before a restart continues from its transcript
-            await ls.archive.resume(session)
-        return await _run_ask(ls, session, params, roots)
-    finally:
-        session.starting = False
-        if session.turn_rules:  # what skills granted ends with the turn (background work must not keep it)
-            session.turn_rules.clear()
-            ls.update_session_context(session)
-
-
-async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
-    await ls.permission_state.refresh()
-    skills = await load_skills(roots, _approvals(ls), ls.skill_problems)
-    await _offer_project_approval(ls, skills)
-    await ls.mcp.sync(reload=False)
-    await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
-    ls.update_session_context(session)
-    settings = await ls.agent_settings()
-    token = await begin_progress(ls, "handrail")
-    chat = ChatChannel(ls, session.id, token)
-    simple = simple_mode(setting=settings.simple_tools)
-    agents_catalog = await ls.agent_catalogs.load(roots, _approvals(ls))
-    extra_builtins = (
-        *agent_pool_tools(agents_catalog, session.permission_context, simple=simple),
-        *skill_pool_tools(skills, session.permission_context, simple=simple),
-        *ls.mcp.resource_tools(),
-    )
-    context = session.permission_context  # as at the turn's start, like the built-ins: the cached prefix holds
-    pool = LiveToolPool(  # MCP servers' tools/list_changed reach the turn's next request
-        ls.mcp.tools,
-        lambda mcp_tools: assemble_tool_pool(context, mcp_tools, simple=simple, extra_builtins=extra_builtins),
-    )
-    catalog = SessionCatalog(session, pool)
-    deferred = tuple(t.name for t in pool.deferred())
-    sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
-    fs = EditorFileSystem(
-        ls, ls.document_watch, lambda: ls.features.save_document, lambda: ls.features.create_files
-    )
-    prompter = LspPrompter(ls, ls.features, chat, ls.permission_state.persist_rule)
-    questions = LspQuestions(ls, ls.features, chat)
-    small_model = ClientSmallModel(ls.model_client(settings.small_model)) if settings.small_model else None
-    diagnostics = EditorDiagnosticsView(ls.diagnostics, fs, lambda: ls.features.diagnostics)
-    options = ToolOptions(
-        cwd=roots[0],
-        workspace_roots=roots,
-        tool_names=tuple(t.name for t in pool.tools),
-        results_dir=session_storage(session.id) / TOOL_RESULTS_DIR,
-        session_id=session.id,
-    )
-    audit = AuditFile(session_storage(session.id) / "audit.jsonl")
-    instructions = await asyncio.to_thread(root_instructions, roots)
-    usage = TurnUsage()
-    agents = SubAgents(
-        parent=session,
-        tools=pool.tools,
-        catalog=agents_catalog,
-        model_settings=settings.model,
-        models=ls.model_client,
-        roots=roots,
-        instructions=instructions,
-        max_turns=settings.max_turns,
-        usage=usage,
-        chat=chat,
-        prompter=prompter,
-    )
-    todos = SessionTodos(session, chat)
-    ls.background_watch.watch(session)
-
-    def make_context(current: Session) -> ToolUseContext:
-        return ToolUseContext(
-            options=options,
-            fs=fs,
-            file_state=current.file_state,
-            prompter=prompter,
-            progress=chat,
-            permission_context=current.permission_context,
-            messages=current.messages,
-            catalog=catalog,
-            audit=audit,
-            permission_updates=current.updates,
-            shell=current.shell,
-            agents=agents,
-            todos=todos,
-            questions=questions,
-            modes=SessionModes(current, ls.update_session_context, chat),
-            small_model=small_model,
-            diagnostics=diagnostics,
-            background_agents=current.background_agents,
-            skills=SessionSkills(session, skills, lambda: _approvals(ls), ls.update_session_context),
-        )
-
-    config = TurnConfig(
-        model=ls.model_client(settings.model),
-        tools=pool.tools,
-        system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions()),
-        definitions=lambda: [
-            *pool.definitions(session.loaded_tools),
-            *server_tools(settings.web_search, settings.model.model, session.permission_context),
-        ],
-        max_turns=settings.max_turns,
-        on_history=lambda: ls.archive.save_soon(session),
-        usage=usage,
-        reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
-    )
-    if ls.shutting_down:
-        end_progress(ls, token, "cancelled")
-        return {"sessionId": session.id, "stopReason": "cancelled", "text": ""}
-    chat.turn_started(params.prompt)
-    turn = asyncio.create_task(run_turn(session, params.prompt, config, chat, make_context))
-    session.turn = turn
-    if token is not None:
-        ls.work_done_progress.tokens[token].add_done_callback(lambda _: turn.cancel())
-    try:
-        result = await asyncio.shield(turn)
-    except asyncio.CancelledError:
-        if not turn.done():  # our request was cancelled ($/cancelRequest): stop the turn, then give up
-            turn.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await turn
-            await ls.archive.save(session)
-            chat.turn_ended("cancelled", chat.streamed_text, usage.as_json())
-            end_progress(ls, token, "cancelled")
-            raise
-        result = TurnResult("cancelled", chat.streamed_text)
-    except Exception as exc:
-        log.exception("turn failed")
-        result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
-    await asyncio.to_thread(audit.flush)
-    await ls.archive.save(session)
-    chat.turn_ended(result.stop_reason, result.text, usage.as_json())
-    end_progress(ls, token, result.stop_reason)
-    return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}

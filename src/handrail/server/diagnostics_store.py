@@ -10,7 +10,8 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-from handrail.server.editor_fs import DocumentWatch, EditorFileSystem, path_to_uri
+from handrail.server.document_watch import DocumentWatch
+from handrail.server.editor_fs import EditorFileSystem, path_to_uri
 from handrail.server.lsp_values import field_of
 from handrail.tools.editor_diagnostics import DiagnosticInfo
 

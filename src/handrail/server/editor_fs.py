@@ -22,6 +22,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from handrail.server.buffer_disk import BufferDiskCache
+from handrail.server.document_watch import DocumentWatch
 from handrail.server.lsp_values import field_of
 from handrail.server.positions import minimal_change, position_at
 from handrail.tools.filesystem import (
@@ -37,37 +38,6 @@ from handrail.tools.filesystem import (
 log = logging.getLogger(__name__)
 
 APPLY_CONFIRM_TIMEOUT = 10.0
-
-
-class DocumentWatch:
-    """Lets writers wait until an open document reaches a given state (fed by didChange/didClose)."""
-
-    def __init__(self) -> None:
-        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
-
-    def changed(self) -> None:
-        """Wake the waiters whose condition now holds."""
-        still: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
-        for condition, future in self._waiters:
-            if future.done():
-                continue
-            if condition():
-                future.set_result(None)
-            else:
-                still.append((condition, future))
-        self._waiters = still
-
-    async def wait_until(self, condition: Callable[[], bool], limit: float) -> bool:
-        """Wait until `condition()` holds; False when `limit` seconds passed first."""
-        if condition():
-            return True
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append((condition, future))
-        try:
-            await asyncio.wait_for(future, limit)
-        except TimeoutError:
-            return False
-        return True
 
 
 def _same_path(a: Path, b: Path) -> bool:

@@ -38,11 +38,11 @@ class PermissionState:
     """Loads and reloads the workspace permissions; tells the user what is inactive and why."""
 
     def __init__(self, roots: Callable[[], Sequence[Path]], init_options: Callable[[], Mapping[str, Any]],
-                 warn: Callable[[str], None]) -> None:
+                 client_trusted: Callable[[], bool | None], warn: Callable[[str], None]) -> None:
         self._roots = roots
         self._init_options = init_options
+        self._client_trusted = client_trusted
         self._warn = warn
-        self.client_trusted: bool | None = None
         self.current: WorkspacePermissions | None = None
         self._told: set[str] = set()
         self._asked_digests: set[str] = set()
@@ -53,7 +53,7 @@ class PermissionState:
         options = self._init_options()
         cli = {"permissions": options["permissions"]} if isinstance(options.get("permissions"), dict) else None
         loaded = await asyncio.to_thread(
-            load_workspace_permissions, roots, cwd=roots[0], cli=cli, client_trusted=self.client_trusted
+            load_workspace_permissions, roots, cwd=roots[0], cli=cli, client_trusted=self._client_trusted()
         )
         self.current = loaded
         self._report(loaded)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
+from handrail.permissions.modes import PermissionMode
 from handrail.permissions.rules import PermissionRule
-from handrail.permissions.settings import PermissionMode
 from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from handrail.permissions.settings import PermissionMode
+from handrail.permissions.modes import PermissionMode
 from handrail.server.chat import ChatChannel
 from handrail.server.session import Session
 
