@@ -140,9 +140,12 @@ async def test_a_stream_failing_after_a_call_started_answers_it_and_never_replay
     (use,) = [b for b in history[1]["content"] if b["type"] == "tool_use"]
     (answer,) = tool_results(model.requests[-1])
     assert answer["tool_use_id"] == use["id"]
-    # the Read either finished or was stopped when the stream broke (a race); either way it started once
-    assert "alpha" in result_text(answer) or "stopped" in result_text(answer)
+    # the Read either finished or was stopped when the stream broke (a race: the failure can arrive before
+    # the queued call started); either way it started at most once, and once if it finished
     starts = [e for e in impatient_editor.chat if e["kind"] == "toolStart" and e["toolUseId"] == use["id"]]
-    assert len(starts) == 1
+    if "alpha" in result_text(answer):
+        assert len(starts) == 1
+    else:
+        assert "stopped" in result_text(answer) and len(starts) <= 1
     assert len(model.requests) == 2  # the broken message was not asked for again
     assert model.errors == []

@@ -15,6 +15,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -135,6 +136,7 @@ class FakeModel:
         self._steps: deque[Step] = deque(steps)
         self._requests: list[dict[str, Any]] = []
         self._errors: list[str] = []
+        self._answering_seconds = 0.0
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -212,6 +214,15 @@ class FakeModel:
             self._requests.clear()
 
     @property
+    def answering_seconds(self) -> float:
+        """Seconds spent answering requests so far, from a request's body read to its response written.
+
+        A real model's latency, not the client's: benchmarks of a "zero-latency" model leave it out.
+        """
+        with self._cond:
+            return self._answering_seconds
+
+    @property
     def errors(self) -> list[str]:
         """Errors the fake itself produced (validation 400s, exhaustion, crashes)."""
         with self._cond:
@@ -225,6 +236,10 @@ class FakeModel:
             return list(self._requests)
 
     # -- used by the handler ---------------------------------------------------
+
+    def _add_answering(self, seconds: float) -> None:
+        with self._cond:
+            self._answering_seconds += seconds
 
     def _record_error(self, message: str) -> None:
         with self._cond:
@@ -326,6 +341,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _post(self) -> None:
         raw = self._read_body()
+        started = time.perf_counter()
+        try:
+            self._answer(raw)
+        finally:
+            self.fake._add_answering(time.perf_counter() - started)
+
+    def _answer(self, raw: bytes) -> None:
         if urlsplit(self.path).path != "/v1/messages":
             self._send_error(HttpError(404, "not_found_error", f"Not found: POST {self.path}"))
             return
