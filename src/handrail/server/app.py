@@ -24,6 +24,7 @@ from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.protocol import HandrailProtocol
 
 if TYPE_CHECKING:
+    from handrail.permissions.workspace import WorkspacePermissions
     from handrail.server.background_events import BackgroundWatch
     from handrail.server.diagnostics_store import DiagnosticsStore
     from handrail.server.mcp_manager import McpManager
@@ -151,11 +152,12 @@ class HandrailServer(LanguageServer):
         log.warning("%s", message)
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
-    async def refresh_permissions(self) -> None:
+    async def refresh_permissions(self) -> WorkspacePermissions:
         """Reload the settings files and give every session its new context."""
-        await self.permission_state.refresh()
+        loaded = await self.permission_state.refresh()
         for session in self.sessions.all():
             self.update_session_context(session)
+        return loaded
 
     def update_session_context(self, session: Session) -> None:
         """Recompute a session's context from the workspace's, its rules and its mode."""

@@ -64,7 +64,9 @@ async def set_mode(ls: HandrailServer, argument: Any) -> dict[str, Any]:
 
 async def permissions(ls: HandrailServer, session_id: Any) -> dict[str, Any]:
     """`handrail.permissions`: the rules in force for a session (or the workspace) and those that are not."""
-    current = await ls.permission_state.refresh()
+    # the sessions' contexts too: a session's context from before a change (of trust, say) that another
+    # refresh is still loading must not be what this answer shows
+    current = await ls.refresh_permissions()
     session = ls.sessions.get(session_id) if isinstance(session_id, str) else None
     context = session.permission_context if session is not None else current.context
     return describe_context(context, current)
