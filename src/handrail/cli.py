@@ -22,14 +22,13 @@ def protect_stdout() -> BinaryIO:
 
 def _serve(tcp: str | None) -> int:
     from handrail.server.app import create_server
-    from handrail.server.framing import BoundedInput, max_message_bytes
 
     server = create_server()
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io(BoundedInput(sys.stdin.buffer, max_message_bytes()), protect_stdout())  # type: ignore[arg-type]
+        server.start_io(sys.stdin.buffer, protect_stdout())
     return 0
 
 

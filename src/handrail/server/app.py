@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
+import threading
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -19,7 +22,7 @@ from handrail.permissions.modes import PermissionMode
 from handrail.server.client_features import ClientFeatures
 from handrail.server.document_watch import DocumentWatch
 from handrail.server.documents import BlockDocument
-from handrail.server.framing import TOO_LARGE_METHOD, refusal_message
+from handrail.server.framing import TOO_LARGE_METHOD, BoundedReader, max_message_bytes, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
 from handrail.server.protocol import HandrailProtocol
 
@@ -80,6 +83,21 @@ class HandrailServer(LanguageServer):
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.shutting_down = False
+        self.message_limit = max_message_bytes()
+
+    def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio as pygls 2.1.1 does, reading the client's messages through a `BoundedReader`."""
+        self._stop_event = threading.Event()
+        reader = BoundedReader(stdin or sys.stdin.buffer, self.message_limit, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
+        except BrokenPipeError:
+            log.error("the client's end of the connection is gone; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     @cached_property
     def sessions(self) -> SessionStore:
