@@ -20,6 +20,17 @@ from pygls.uris import to_fs_path
 from handrail import __version__
 from handrail.permissions.modes import PermissionMode
 from handrail.server.client_features import ClientFeatures
+from handrail.server.command_names import (
+    APPROVE_COMMAND,
+    APPROVE_MCP_COMMAND,
+    ASK_COMMAND,
+    BACKGROUND_TASKS_COMMAND,
+    CANCEL_COMMAND,
+    MCP_STATUS_COMMAND,
+    PERMISSIONS_COMMAND,
+    RESTART_MCP_COMMAND,
+    SET_MODE_COMMAND,
+)
 from handrail.server.document_watch import DocumentWatch
 from handrail.server.documents import BlockDocument
 from handrail.server.framing import TOO_LARGE_METHOD, BoundedReader, max_message_bytes, refusal_message
@@ -42,15 +53,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ASK_COMMAND = "handrail.ask"
-CANCEL_COMMAND = "handrail.cancel"
-SET_MODE_COMMAND = "handrail.setMode"
-PERMISSIONS_COMMAND = "handrail.permissions"
-APPROVE_COMMAND = "handrail.approveProjectSettings"
-MCP_STATUS_COMMAND = "handrail.mcpStatus"
-APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
-RESTART_MCP_COMMAND = "handrail.restartMcpServer"
-BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
 SHUTDOWN_GRACE_SECONDS = 5.0
 
 

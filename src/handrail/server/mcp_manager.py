@@ -22,6 +22,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from handrail.permissions.mcp_approval import server_trust, with_server_approved
+from handrail.server.command_names import APPROVE_MCP_COMMAND, RESTART_MCP_COMMAND
 from handrail.server.lsp_values import field_of
 from handrail.server.permission_state import PermissionState
 from handrail.tools.mcp.config import McpServerConfig, collect_servers
@@ -35,8 +36,6 @@ log = logging.getLogger(__name__)
 McpStatusState = Literal["starting", "running", "failed", "restarting", "stopped", "needsApproval", "untrusted"]
 APPROVE = "Approve"
 NOT_NOW = "Not now"
-RESTART_COMMAND = "handrail.restartMcpServer"
-APPROVE_COMMAND = "handrail.approveMcpServer"
 _SOURCE_LABELS = {
     "project": ".handrail/settings.json",
     "local": ".handrail/settings.local.json",
@@ -255,7 +254,7 @@ class McpManager:
         return {
             "servers": sorted(servers, key=lambda s: str(s["name"])),
             # how to act on an entry: both take [{name}]
-            "commands": {"restart": RESTART_COMMAND, "approve": APPROVE_COMMAND},
+            "commands": {"restart": RESTART_MCP_COMMAND, "approve": APPROVE_MCP_COMMAND},
         }
 
     def _on_event(self, runner: McpServerRunner, event: RunnerEvent) -> None:
@@ -279,7 +278,7 @@ class McpManager:
                 "Its tools are unavailable meanwhile."
             )
         elif event == "failed":
-            message = f"MCP server '{name}' failed: {runner.error} (run {RESTART_COMMAND} to try again)"
+            message = f"MCP server '{name}' failed: {runner.error} (run {RESTART_MCP_COMMAND} to try again)"
         else:
             return
         self._log(types.MessageType.Warning, message + details)
