@@ -124,10 +124,15 @@ function addEntry(entry: Entry): void {
   }
 }
 
+/** Empties a section, shown only when it gets `count` items; whether it has any to render. */
+function resetSection(box: HTMLElement, count: number): boolean {
+  box.hidden = count === 0;
+  box.replaceChildren();
+  return count > 0;
+}
+
 function renderTodos(todos: Todo[]): void {
-  todosBox.hidden = todos.length === 0;
-  todosBox.replaceChildren();
-  if (todos.length === 0) {
+  if (!resetSection(todosBox, todos.length)) {
     return;
   }
   const list = el("ul");
@@ -142,9 +147,7 @@ function renderTodos(todos: Todo[]): void {
 
 /** The session's background agents and shells; all text goes in through textContent (it is the model's). */
 function renderBackground(tasks: BackgroundTask[]): void {
-  backgroundBox.hidden = tasks.length === 0;
-  backgroundBox.replaceChildren();
-  if (tasks.length === 0) {
+  if (!resetSection(backgroundBox, tasks.length)) {
     return;
   }
   const list = el("ul");
@@ -162,9 +165,7 @@ function renderBackground(tasks: BackgroundTask[]): void {
 }
 
 function renderInactive(items: InactiveItem[], trusted: boolean): void {
-  inactiveBox.hidden = items.length === 0;
-  inactiveBox.replaceChildren();
-  if (items.length === 0) {
+  if (!resetSection(inactiveBox, items.length)) {
     return;
   }
   const why = trusted
