@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -65,7 +67,32 @@ class WebSearchResult:
         return {"type": "web_search_tool_result", "tool_use_id": self.tool_use_id, "content": content}
 
 
-Block: TypeAlias = Text | ToolUse | ServerToolUse | WebSearchResult
+_SIGNATURE_KEY = b"handrail-fake-model-thinking"
+
+
+def thinking_signature(thinking: str) -> str:
+    """The signature the fake gives a thinking block: it checks blocks sent back against it, as the API does."""
+    digest = hashlib.sha256(_SIGNATURE_KEY + thinking.encode()).digest()
+    return base64.b64encode(digest).decode()
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """A thinking block, streamed as thinking deltas followed by its signature."""
+
+    thinking: str
+
+    @property
+    def signature(self) -> str:
+        """The block's signature (derived from its text, so an altered text no longer matches)."""
+        return thinking_signature(self.thinking)
+
+    def content_block(self) -> dict[str, Any]:
+        """The block as the API returns it."""
+        return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
+
+
+Block: TypeAlias = Text | ToolUse | ServerToolUse | WebSearchResult | Thinking
 
 
 @dataclass(frozen=True)
@@ -73,12 +100,14 @@ class Reply:
     """One complete assistant message.
 
     `stop_reason` defaults to "tool_use" when any block is a ToolUse, else
-    "end_turn"; pass e.g. "max_tokens" to override.
+    "end_turn"; pass e.g. "max_tokens" to override. `usage_in` None reports the
+    request's own size as the API would, split into uncached input, cache writes
+    and cache reads (see `prompt_cache`); `counted` and `FakeModel(count_usage=True)` ask for it.
     """
 
     blocks: Sequence[Block] = ()
     stop_reason: str | None = None
-    usage_in: int = 10
+    usage_in: int | None = 10
     usage_out: int = 10
 
     def __post_init__(self) -> None:
@@ -86,7 +115,9 @@ class Reply:
         object.__setattr__(self, "blocks", tuple(self.blocks))
 
     @classmethod
-    def of(cls, *blocks: Block | str, stop_reason: str | None = None, usage_in: int = 10, usage_out: int = 10) -> Reply:
+    def of(
+        cls, *blocks: Block | str, stop_reason: str | None = None, usage_in: int | None = 10, usage_out: int = 10
+    ) -> Reply:
         """Build a reply from blocks given positionally; a bare str becomes a Text."""
         content = tuple(Text(b) if isinstance(b, str) else b for b in blocks)
         return cls(content, stop_reason, usage_in, usage_out)

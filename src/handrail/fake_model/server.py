@@ -18,13 +18,14 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, cast
 from urllib.parse import urlsplit
 
 from handrail.fake_model import sse
+from handrail.fake_model.prompt_cache import PromptCache, breakpoint_complaint
 from handrail.fake_model.script import (
     Drop,
     Hold,
@@ -34,7 +35,10 @@ from handrail.fake_model.script import (
     Script,
     Step,
     StreamError,
+    Thinking,
+    ToolUse,
     status_for_error_type,
+    thinking_signature,
 )
 
 EXHAUSTED_MESSAGE = "fake model: script exhausted"
@@ -105,6 +109,39 @@ def validate_request(body: object) -> str | None:
     return None
 
 
+SentThinking = tuple[tuple[str, str], ...]
+"""The (thinking, signature) blocks of a message the fake sent, in order."""
+
+
+def thinking_complaint(body: dict[str, Any], sent: Mapping[str, SentThinking]) -> str | None:
+    """The API's complaint about the thinking blocks sent back, given what the fake sent with each tool_use.
+
+    A thinking block must come back exactly as it was sent (its signature covers its text), and an
+    assistant message that called tools keeps the thinking it was sent with, first and in order.
+    """
+    for i, message in enumerate(body.get("messages") or []):
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        blocks = _blocks(message)
+        for j, block in enumerate(blocks):
+            if block.get("type") == "thinking" and block.get("signature") != thinking_signature(
+                str(block.get("thinking", ""))
+            ):
+                return f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+        expected = next((sent[b["id"]] for b in blocks if b.get("type") == "tool_use" and b.get("id") in sent), None)
+        if not expected:
+            continue
+        actual = tuple((str(b.get("thinking")), str(b.get("signature"))) for b in blocks if b.get("type") == "thinking")
+        if actual != expected or blocks[0].get("type") != "thinking":
+            found = blocks[0].get("type") if blocks else "nothing"
+            return (
+                f"messages.{i}.content.0: Expected `thinking` or `redacted_thinking`, but found `{found}`. The "
+                "thinking blocks of an assistant message that used tools must be passed back unmodified, first "
+                "and in their original order."
+            )
+    return None
+
+
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
     if not isinstance(content, list):
@@ -131,9 +168,18 @@ def _leading_tool_result_ids(message: dict[str, Any]) -> list[object]:
 class FakeModel:
     """The fake API server; `with FakeModel(script) as fake:` starts and stops it."""
 
-    def __init__(self, script: Script | Sequence[Step] = ()) -> None:
+    def __init__(
+        self, script: Script | Sequence[Step] = (), *, count_usage: bool = False,
+        min_cacheable_tokens: int | None = None,
+    ) -> None:
+        """`count_usage` reports every reply's input as the API bills the request (as `counted` does for one);
+        `min_cacheable_tokens` overrides the model's minimum cacheable prefix."""
         steps = script.steps if isinstance(script, Script) else script
         self._steps: deque[Step] = deque(steps)
+        self._count_usage = count_usage
+        self._cache = PromptCache(min_cacheable_tokens)
+        self._sent_thinking: dict[str, SentThinking] = {}
+        self._usages: list[dict[str, Any]] = []
         self._requests: list[dict[str, Any]] = []
         self._errors: list[str] = []
         self._answering_seconds = 0.0
@@ -212,6 +258,13 @@ class FakeModel:
         """Drop the requests recorded so far (a long run would otherwise keep every body it was sent)."""
         with self._cond:
             self._requests.clear()
+            self._usages.clear()
+
+    @property
+    def usages(self) -> list[dict[str, Any]]:
+        """The input usage reported for each request answered with a complete reply, in order."""
+        with self._cond:
+            return list(self._usages)
 
     @property
     def answering_seconds(self) -> float:
@@ -251,7 +304,9 @@ class FakeModel:
             self._requests.append(body)
             self._cond.notify_all()
             # Rejected requests consume no step: the real model never saw them.
-            complaint = validate_request(body)
+            complaint = (
+                validate_request(body) or breakpoint_complaint(body) or thinking_complaint(body, self._sent_thinking)
+            )
             if complaint is not None:
                 self._errors.append(f"400 invalid_request_error: {complaint}")
                 return HttpError(400, "invalid_request_error", complaint)
@@ -262,7 +317,28 @@ class FakeModel:
         # Resolved outside the lock so a callable may itself call add().
         while callable(step):
             step = step(body)
+        self._remember_thinking(step)
         return step
+
+    def _remember_thinking(self, step: Step) -> None:
+        reply = step if isinstance(step, Reply) else getattr(step, "reply", None)
+        if not isinstance(reply, Reply):
+            return
+        thinking = tuple((b.thinking, b.signature) for b in reply.blocks if isinstance(b, Thinking))
+        if thinking:
+            with self._cond:
+                for block in reply.blocks:
+                    if isinstance(block, ToolUse):
+                        self._sent_thinking[block.id] = thinking
+
+    def _input_usage(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
+        """Bill a request answered with a complete `reply` (its prefixes are cached from now on); the input usage
+        to report, or None for the reply's scripted count."""
+        usage = self._cache.account(body).as_usage()
+        counted = reply.usage_in is None or self._count_usage
+        with self._cond:
+            self._usages.append(usage if counted else {"input_tokens": reply.usage_in})
+        return usage if counted else None
 
 
 class _NoRetryError(HttpError):
@@ -364,17 +440,17 @@ class _Handler(BaseHTTPRequestHandler):
         step = self.fake._take_step(body)
         model = str(body.get("model") or "claude-fake")
         if body.get("stream"):
-            self._stream(step, model)
+            self._stream(step, model, body)
         else:
-            self._respond(step, model)
+            self._respond(step, model, body)
 
     # -- non-streaming -----------------------------------------------------------
 
-    def _respond(self, step: Step, model: str) -> None:
+    def _respond(self, step: Step, model: str, body: dict[str, Any]) -> None:
         if isinstance(step, HttpError):
             self._send_error(step)
         elif isinstance(step, Reply):
-            self._send_json(200, sse.message_json(step, model))
+            self._send_json(200, sse.message_json(step, model, input_usage=self.fake._input_usage(body, step)))
         elif isinstance(step, StreamError):
             error_type = step.error_type
             self._send_error(HttpError(status_for_error_type(error_type), error_type, step.message))
@@ -385,18 +461,19 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(step, Hold):
             step.held.set()
             if self._hold(step):
-                self._send_json(200, sse.message_json(step.reply, model))
+                usage = self.fake._input_usage(body, step.reply)
+                self._send_json(200, sse.message_json(step.reply, model, input_usage=usage))
         else:
             raise TypeError(f"not a script step: {step!r}")
 
     # -- streaming -----------------------------------------------------------------
 
-    def _stream(self, step: Step, model: str) -> None:
+    def _stream(self, step: Step, model: str, body: dict[str, Any]) -> None:
         if isinstance(step, HttpError):
             self._send_error(step)
             return
         if isinstance(step, Reply):
-            events = sse.reply_events(step, model)
+            events = sse.reply_events(step, model, input_usage=self.fake._input_usage(body, step))
             self._start_stream()
             self._send_events(events, flush=False)
             self._end_stream()
@@ -415,16 +492,18 @@ class _Handler(BaseHTTPRequestHandler):
             # Set before sending, so a client that has seen the part before the
             # hold can rely on `held` without racing the server.
             step.held.set()
-            rest = self._stream_until_cut(step, model)
+            rest = self._stream_until_cut(step, model, self.fake._input_usage(body, step.reply))
             if self._hold(step):
                 self._send_events(rest)
                 self._end_stream()
         else:
             raise TypeError(f"not a script step: {step!r}")
 
-    def _stream_until_cut(self, fault: StreamError | Drop | Malformed | Hold, model: str) -> list[sse.Event]:
+    def _stream_until_cut(
+        self, fault: StreamError | Drop | Malformed | Hold, model: str, input_usage: dict[str, Any] | None = None
+    ) -> list[sse.Event]:
         """Start the stream of `fault.reply` and send its events up to the fault's cut; returns the rest."""
-        events = sse.reply_events(fault.reply, model)
+        events = sse.reply_events(fault.reply, model, input_usage=input_usage)
         cut = sse.cut_index(events, fault.after_blocks, fault.partial_block)
         self._start_stream()
         self._send_events(events[:cut])

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import cycle
 from typing import Any
 
-from handrail.fake_model.script import Block, Reply, ServerToolUse, Text, ToolUse, WebSearchResult
+from handrail.fake_model.script import Block, Reply, ServerToolUse, Text, Thinking, ToolUse, WebSearchResult
 
 Event = dict[str, Any]
 
@@ -63,20 +63,23 @@ def _tool_input_value(block: ToolUse) -> object:
         return block.input
 
 
-def _usage(reply: Reply, output_tokens: int) -> dict[str, int]:
-    return {
-        "input_tokens": reply.usage_in,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-        "output_tokens": output_tokens,
-    }
+def _usage(reply: Reply, output_tokens: int, input_usage: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The usage object: `input_usage` as the server billed the request, else the reply's scripted count."""
+    if input_usage is None:
+        input_usage = {"input_tokens": reply.usage_in or 0, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 0}
+    return {**input_usage, "output_tokens": output_tokens}
 
 
-def message_json(reply: Reply, model: str, message_id: str | None = None) -> dict[str, Any]:
+def message_json(
+    reply: Reply, model: str, message_id: str | None = None, input_usage: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The complete Message object a non-streaming request returns."""
     content: list[dict[str, Any]] = []
     for block in reply.blocks:
-        if isinstance(block, Text):
+        if isinstance(block, Thinking):
+            content.append(block.content_block())
+        elif isinstance(block, Text):
             content.append({"type": "text", "text": block.text})
         elif isinstance(block, ServerToolUse):
             content.append({"type": "server_tool_use", "id": block.id, "name": block.name, "input": block.input})
@@ -92,7 +95,7 @@ def message_json(reply: Reply, model: str, message_id: str | None = None) -> dic
         "content": content,
         "stop_reason": reply.resolved_stop_reason,
         "stop_sequence": None,
-        "usage": _usage(reply, reply.usage_out),
+        "usage": _usage(reply, reply.usage_out, input_usage),
     }
 
 
@@ -110,6 +113,13 @@ def _block_events(index: int, block: Block) -> Iterator[Event]:
             "index": index,
             "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.input) if block.input else ""},
         }
+    elif isinstance(block, Thinking):
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        yield {"type": "content_block_start", "index": index, "content_block": start}
+        for piece in split_chunks(block.thinking, _TEXT_CHUNKS):
+            yield {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": piece}}
+        yield {"type": "content_block_delta", "index": index,
+               "delta": {"type": "signature_delta", "signature": block.signature}}
     elif isinstance(block, Text):
         yield {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
         for piece in split_chunks(block.text, _TEXT_CHUNKS):
@@ -130,11 +140,13 @@ def _block_events(index: int, block: Block) -> Iterator[Event]:
     yield {"type": "content_block_stop", "index": index}
 
 
-def reply_events(reply: Reply, model: str, message_id: str | None = None) -> list[Event]:
+def reply_events(
+    reply: Reply, model: str, message_id: str | None = None, input_usage: Mapping[str, Any] | None = None
+) -> list[Event]:
     """Every SSE event, in order, that the real API streams for `reply`."""
     start = message_json(Reply((), usage_in=reply.usage_in), model, message_id)
     start["stop_reason"] = None
-    start["usage"] = _usage(reply, 1)
+    start["usage"] = _usage(reply, 1, input_usage)
     events: list[Event] = [{"type": "message_start", "message": start}]
     for index, block in enumerate(reply.blocks):
         events.extend(_block_events(index, block))
