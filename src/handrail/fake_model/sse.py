@@ -117,7 +117,8 @@ def _block_events(index: int, block: Block) -> Iterator[Event]:
         start = {"type": "thinking", "thinking": "", "signature": ""}
         yield {"type": "content_block_start", "index": index, "content_block": start}
         for piece in split_chunks(block.thinking, _TEXT_CHUNKS):
-            yield {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": piece}}
+            delta = {"type": "thinking_delta", "thinking": piece}
+            yield {"type": "content_block_delta", "index": index, "delta": delta}
         yield {"type": "content_block_delta", "index": index,
                "delta": {"type": "signature_delta", "signature": block.signature}}
     elif isinstance(block, Text):
