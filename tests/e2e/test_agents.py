@@ -79,7 +79,7 @@ async def test_two_parallel_subagents_return_in_the_models_order(
     assert streamed == "Asking two agents.both done"
     # usage sums every request of the turn: the parent's two and the agents' three
     (end,) = [e for e in editor.chat if e["kind"] == "turnEnd"]
-    assert end["usage"] == {"inputTokens": 50, "outputTokens": 50}
+    assert (end["usage"]["inputTokens"], end["usage"]["outputTokens"]) == (50, 50)
 
 
 async def test_a_subagent_is_refused_tools_it_was_not_given(editor: Editor, model: FakeModel, workspace: Path) -> None:

@@ -91,7 +91,12 @@ async def test_turn_end_reports_usage(editor: Editor, model: FakeModel) -> None:
     )
     await editor.ask("count tokens")
     (end,) = [e for e in editor.chat if e["kind"] == "turnEnd"]
-    assert end["usage"] == {"inputTokens": 320, "outputTokens": 37}
+    usage = end["usage"]
+    assert (usage["inputTokens"], usage["outputTokens"]) == (320, 37)
+    # the default model's list prices: $2 / $10 per million input / output tokens
+    assert usage["costUsd"] == round((320 * 2 + 37 * 10) / 1e6, 6)
+    assert (usage["contextTokens"], usage["contextWindow"]) == (230, 200_000)  # the last request and its answer
+    assert usage["session"]["inputTokens"] == 320
 
 
 async def test_instructions_a_call_of_the_message_wrote_join_after_it(

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import anthropic
 import pytest
-from anthropic.types import MessageParam, ToolParam
+from anthropic.types import ToolParam
 
 from handrail.fake_model import FakeModel, Reply, ServerToolUse, Text, ToolUse, WebSearchResult
 from handrail.server.message_builder import as_param
@@ -77,14 +77,28 @@ async def test_a_tool_input_that_does_not_parse_is_told_and_kept_as_an_empty_inp
     assert response.content == [{"type": "tool_use", "id": broken.id, "name": "Write", "input": {}}]
 
 
-async def test_the_request_is_the_one_messages_create_sends(fake: FakeModel) -> None:
+@pytest.mark.parametrize(("model", "effort"), [("claude-test", None), ("claude-sonnet-5-5", "high")])
+async def test_the_request_is_the_one_messages_create_sends(fake: FakeModel, model: str, effort: str | None) -> None:
+    """Cache breakpoints on the system prompt and the newest message, thinking and effort for a model that
+    thinks: as the SDK itself would send them."""
     tools: list[dict[str, Any]] = [{"name": "Read", "description": "reads é", "input_schema": {"type": "object"}}]
     fake.add(Reply.of(Text("a")), Reply.of(Text("b")))
-    await _stream(fake, tools)
+    settings = ModelSettings(model=model, api_key="test", base_url=fake.base_url, sdk_max_retries=0, effort=effort)
+    client = ModelClient(settings)
+    try:
+        await client.stream_once(system="be brief", messages=HELLO, tools=tools)
+    finally:
+        await client.close()
+    mark = {"type": "ephemeral"}
+    extra: dict[str, Any] = {}
+    if effort is not None:
+        extra = {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": effort}}
     async with anthropic.AsyncAnthropic(api_key="test", base_url=fake.base_url, max_retries=0) as sdk:
         stream = await sdk.messages.create(
-            model="claude-test", max_tokens=ModelSettings().max_tokens, system="be brief",
-            messages=cast("list[MessageParam]", HELLO), tools=cast("list[ToolParam]", tools), stream=True,
+            model=model, max_tokens=ModelSettings().max_tokens,
+            system=[{"type": "text", "text": "be brief", "cache_control": mark}],
+            messages=[{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": mark}]}],
+            tools=cast("list[ToolParam]", tools), stream=True, **extra,
         )
         async for _ in stream:
             pass

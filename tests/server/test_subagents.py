@@ -85,7 +85,7 @@ async def test_a_headless_agent_is_denied_what_would_need_asking(
     result = model.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] and result["content"] == HEADLESS_DENIAL.format(tool="Bash")
     assert not (tmp_path / "made.txt").exists()
-    assert (usage.input_tokens, usage.output_tokens) == (20, 20)
+    assert (usage.turn.input_tokens, usage.turn.output_tokens) == (20, 20)
 
 
 async def test_prompts_are_marked_and_always_allow_holds_for_the_parent(

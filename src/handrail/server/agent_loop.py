@@ -23,7 +23,8 @@ from handrail.server.compaction import (
     needs_compaction,
     summarize_older_turns,
 )
-from handrail.server.model_client import ModelClient, ModelResponse, describe_error, is_retryable
+from handrail.server.message_builder import MessageBuilder
+from handrail.server.model_client import ModelClient, ModelFailure, ModelResponse, is_retryable
 from handrail.server.session import Session, content_blocks
 from handrail.server.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 
 MAX_TOKENS_NOTE = "The response hit the output token limit before this call was complete, so it was stopped."
 TOO_LONG_REASON = "The conversation no longer fits the model's context window; compacting it."
+# Claude Code's words for a turn the user stopped: models trained on them know what they mean
+INTERRUPTED = "[Request interrupted by user]"
 MAX_COMPACTIONS = 2  # per request: clear old tool results, then summarize older turns
 
 
@@ -46,6 +49,10 @@ class TurnListener(Protocol):
         """A piece of assistant text."""
         ...
 
+    def thinking(self, delta: str) -> None:
+        """A piece of the model's thinking."""
+        ...
+
     def retry(self, reason: str) -> None:
         """The model stream failed and is being retried; drop the partial message."""
         ...
@@ -53,10 +60,11 @@ class TurnListener(Protocol):
 
 @dataclass(frozen=True)
 class TurnResult:
-    """How a turn ended and the final assistant text."""
+    """How a turn ended and the final assistant text (and, when it failed, why, in words a user can act on)."""
 
     stop_reason: str
     text: str
+    error: ModelFailure | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,8 @@ class TurnConfig:
     usage: TurnUsage | None = None
     # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
     reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
+    # lines to add after the prompt (e.g. that the date changed since the system prompt was written)
+    notes: Sequence[str] = ()
 
 
 def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
@@ -85,11 +95,11 @@ def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]
         messages.append({"role": "user", "content": blocks})
 
 
-def _partial_content(text: str, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
-    """The assistant message as far as it streamed: its text and the tool calls that completed."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-    content += [{"type": "tool_use", "id": u.id, "name": u.name, "input": u.input or {}} for u in uses]
-    return content
+def mark_interrupted(messages: list[dict[str, Any]]) -> None:
+    """Say in the history that the user stopped the turn here, so the next prompt reads as a new request
+    (not as more of the one that was cut short)."""
+    if messages:
+        add_user_content(messages, [{"type": "text", "text": INTERRUPTED}])
 
 
 def _unanswered(content: list[dict[str, Any]], outcomes: Sequence[CallOutcome]) -> list[dict[str, Any]]:
@@ -110,31 +120,31 @@ def _record_results(session: Session, outcomes: Sequence[CallOutcome]) -> None:
 
 
 class _Attempt:
-    """One streamed request: the text so far and the executor running its tool calls."""
+    """One streamed request: the message as it streams in and the executor running its tool calls."""
 
     def __init__(self, session: Session, config: TurnConfig, listener: TurnListener,
                  make_context: Callable[[Session], ToolUseContext]) -> None:
-        self.text = ""
-        self._listener = listener
-
         def remember_rule(outcome: CallOutcome) -> None:
             if outcome.new_rule is not None:
                 session.allow_always(outcome.new_rule)  # later calls of this message see it at once
 
         self.executor = StreamingToolExecutor(config.tools, lambda: make_context(session), on_outcome=remember_rule)
-
-    def on_text(self, delta: str) -> None:
-        self.text += delta
-        self._listener.text(delta)
+        self.message = MessageBuilder(listener.text, self.executor.add, listener.thinking)
 
     async def close_partial(self, session: Session, *, interrupted: bool) -> None:
-        """The message will not complete: answer its calls and keep the history valid."""
+        """The message will not complete: answer its calls and keep the history valid.
+
+        A message the user interrupted stays in the history as far as it streamed (its thinking unchanged),
+        so the model knows what it had said; one that failed is kept only when its calls must be answered.
+        """
         if interrupted:
             await self.executor.interrupt()
         else:
             await self.executor.discard("streaming_fallback")
-        if self.executor.started_any:
-            session.messages.append({"role": "assistant", "content": _partial_content(self.text, self.executor.uses)})
+        partial = self.message.partial()
+        said = any(block.get("type") not in ("thinking", "redacted_thinking") for block in partial)
+        if self.executor.started_any or (interrupted and said):
+            session.messages.append({"role": "assistant", "content": partial})
             _record_results(session, self.executor.outcomes())
 
 
@@ -157,9 +167,10 @@ async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
     cleared = estimate_tokens(compacted)
     room = cleared_enough(session.context_tokens, before - cleared, config.model.settings.context_window)
     if level >= 2 or cleared >= before or not room:
-        on_usage = config.usage.add if config.usage is not None else None
+        usage, model = config.usage, config.model.settings.model
         summarized = await summarize_older_turns(
-            config.model, config.system, config.definitions(), compacted, on_usage=on_usage
+            config.model, config.system, config.definitions(), compacted,
+            on_usage=(lambda response: usage.add(response, model)) if usage is not None else None,
         )
         compacted = summarized if summarized is not None else compacted
     after = estimate_tokens(compacted)
@@ -172,11 +183,7 @@ async def _compact(session: Session, config: TurnConfig, level: int) -> bool:
 
 async def _stream(session: Session, config: TurnConfig, attempt: _Attempt) -> ModelResponse:
     return await config.model.stream_once(
-        system=config.system,
-        messages=session.messages,
-        tools=config.definitions(),
-        on_text=attempt.on_text,
-        on_tool_use=attempt.executor.add,
+        system=config.system, messages=session.messages, tools=config.definitions(), message=attempt.message
     )
 
 
@@ -187,8 +194,19 @@ async def run_turn(
     listener: TurnListener,
     make_context: Callable[[Session], ToolUseContext],
 ) -> TurnResult:
-    """Run one user turn to its end. Cancellation propagates after the history is made valid."""
-    add_user_content(session.messages, [{"type": "text", "text": prompt}])
+    """Run one user turn to its end. Cancellation propagates after the history is made valid and says where
+    the user stopped it."""
+    add_user_content(session.messages, [{"type": "text", "text": text} for text in (prompt, *config.notes)])
+    try:
+        return await _run_turn(session, config, listener, make_context)
+    except asyncio.CancelledError:
+        mark_interrupted(session.messages)
+        raise
+
+
+async def _run_turn(
+    session: Session, config: TurnConfig, listener: TurnListener, make_context: Callable[[Session], ToolUseContext]
+) -> TurnResult:
     last_text = ""
     for _ in range(config.max_turns):
         if config.on_history is not None:
@@ -212,21 +230,22 @@ async def run_turn(
                     if await _compact(session, config, level=compactions):
                         continue
                 retry = is_retryable(exc) and failures < config.model.settings.stream_retries
+                failure = config.model.describe(exc)
                 if attempt.executor.started_any or not retry:
                     # tools may have run: never replay the message; answer its calls instead
                     await attempt.close_partial(session, interrupted=False)
                     if retry:
-                        log.warning("stream failed after tool calls started (%s); continuing", describe_error(exc))
+                        log.warning("stream failed after tool calls started (%s); continuing", failure.message)
                         response = None
                         break
-                    return TurnResult("error", describe_error(exc))
+                    return TurnResult("error", failure.message, failure)
                 failures += 1
-                listener.retry(describe_error(exc))
+                listener.retry(failure.message)
                 await asyncio.sleep(config.model.retry_delay(failures, exc))
         if response is None:
             continue
         if config.usage is not None:
-            config.usage.add(response.usage)
+            config.usage.add(response.usage, config.model.settings.model)
         last_text = response.text or last_text
         session.context_tokens = context_size(response.usage)
         session.messages.append({"role": "assistant", "content": response.content})

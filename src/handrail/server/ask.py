@@ -29,8 +29,8 @@ from handrail.server.skill_host import SessionSkills, load_skills, skill_pool_to
 from handrail.server.small_model import ClientSmallModel
 from handrail.server.storage import TOOL_RESULTS_DIR, session_storage
 from handrail.server.subagents import SubAgents, agent_pool_tools
-from handrail.server.system_prompt import system_prompt
-from handrail.server.usage import TurnUsage
+from handrail.server.system_prompt import system_prompt, today
+from handrail.server.usage import TurnUsage, price_book
 from handrail.server.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.live_pool import LiveToolPool
@@ -115,7 +115,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     )
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
     instructions = await asyncio.to_thread(root_instructions, roots)
-    usage = TurnUsage()
+    usage = TurnUsage(price_book(settings.prices), session.usage)
     agents = SubAgents(
         parent=session,
         tools=pool.tools,
@@ -155,10 +155,12 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             skills=SessionSkills(session, skills, lambda: current_approvals(ls), ls.update_session_context),
         )
 
+    now = today()
     config = TurnConfig(
         model=ls.model_client(settings.model),
         tools=pool.tools,
-        system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions()),
+        system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions(),
+                             date=session.date.for_system_prompt(now)),
         definitions=lambda: [
             *pool.definitions(session.loaded_tools),
             *server_tools(settings.web_search, settings.model.model, session.permission_context),
@@ -167,10 +169,14 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         on_history=lambda: ls.archive.save_soon(session),
         usage=usage,
         reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
+        notes=tuple(note for note in [session.date.note(now)] if note),
     )
     if ls.shutting_down:
         end_progress(ls, token, "cancelled")
         return {"sessionId": session.id, "stopReason": "cancelled", "text": ""}
+    def turn_usage() -> dict[str, Any]:
+        return usage.as_json(session.context_tokens, settings.model.context_window)
+
     chat.turn_started(params.prompt)
     turn = asyncio.create_task(run_turn(session, params.prompt, config, chat, make_context))
     session.turn = turn
@@ -184,7 +190,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
             with contextlib.suppress(asyncio.CancelledError):
                 await turn
             await ls.archive.save(session)
-            chat.turn_ended("cancelled", chat.streamed_text, usage.as_json())
+            chat.turn_ended("cancelled", chat.streamed_text, turn_usage())
             end_progress(ls, token, "cancelled")
             raise
         result = TurnResult("cancelled", chat.streamed_text)
@@ -193,6 +199,8 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         result = TurnResult("error", f"handrail failed: {type(exc).__name__}: {exc}")
     await asyncio.to_thread(audit.flush)
     await ls.archive.save(session)
-    chat.turn_ended(result.stop_reason, result.text, usage.as_json())
+    error = result.error.as_json() if result.error is not None else None
+    chat.turn_ended(result.stop_reason, result.text, turn_usage(), error)
     end_progress(ls, token, result.stop_reason)
-    return {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text}
+    answer = {"sessionId": session.id, "stopReason": result.stop_reason, "text": result.text, "usage": turn_usage()}
+    return {**answer, "error": error} if error is not None else answer

@@ -48,6 +48,10 @@ class ChatChannel:
         self.streamed_text += delta
         self._send("text", text=delta)
 
+    def thinking(self, delta: str) -> None:
+        """A piece of the model's thinking (clients show it folded)."""
+        self._send("thinking", text=delta)
+
     def retry(self, reason: str) -> None:
         """The model stream failed; the partial message will be sent again."""
         self.streamed_text = ""
@@ -89,9 +93,13 @@ class ChatChannel:
         """The session's task list changed (the whole list)."""
         self._send("todos", todos=todos)
 
-    def turn_ended(self, stop_reason: str, text: str, usage: dict[str, int] | None = None) -> None:
-        """A turn ended (with the tokens its model requests used)."""
-        extra = {"usage": usage} if usage is not None else {}
+    def turn_ended(
+        self, stop_reason: str, text: str, usage: dict[str, Any] | None = None, error: dict[str, str] | None = None
+    ) -> None:
+        """A turn ended (with the tokens its model requests used and their cost, and why it failed if it did)."""
+        extra: dict[str, Any] = {"usage": usage} if usage is not None else {}
+        if error is not None:
+            extra["error"] = error
         self._send("turnEnd", stopReason=stop_reason, text=text, **extra)
 
 

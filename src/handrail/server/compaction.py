@@ -131,9 +131,7 @@ async def summarize_older_turns(
     else:
         older.append({"role": "user", "content": [{"type": "text", "text": SUMMARY_REQUEST}]})
     try:
-        response = await model.stream_once(
-            system=system, messages=older, tools=tools, on_text=lambda _: None, on_tool_use=lambda _: None
-        )
+        response = await model.stream_once(system=system, messages=older, tools=tools)
         if on_usage is not None:
             on_usage(response.usage)
         summary = response.text.strip()

@@ -64,14 +64,29 @@ def _field(values: dict[str, Any], name: str, kind: type[Any]) -> Any:
     return value
 
 
-class MessageBuilder:
-    """Feeds on raw stream events; tells text deltas and completed tool calls as they come."""
+def _nothing(_: Any) -> None:
+    pass
 
-    def __init__(self, on_text: Callable[[str], None], on_tool_use: Callable[[ToolUse], None]) -> None:
-        self._on_text = on_text
-        self._on_tool_use = on_tool_use
+
+class MessageBuilder:
+    """Feeds on raw stream events; tells text and thinking deltas and completed tool calls as they come.
+
+    Thinking blocks are kept exactly as they streamed, signature included: the API wants them back
+    unchanged with the tool calls they led to.
+    """
+
+    def __init__(
+        self,
+        on_text: Callable[[str], None] | None = None,
+        on_tool_use: Callable[[ToolUse], None] | None = None,
+        on_thinking: Callable[[str], None] | None = None,
+    ) -> None:
+        self._on_text = on_text or _nothing
+        self._on_tool_use = on_tool_use or _nothing
+        self._on_thinking = on_thinking or _nothing
         self.started = False
         self._blocks: dict[int, dict[str, Any]] = {}
+        self._complete: set[int] = set()
         self._json: dict[int, list[str]] = {}
         self.stop_reason: str | None = None
         self.usage = dict.fromkeys(_USAGE_FIELDS, 0)
@@ -107,12 +122,16 @@ class MessageBuilder:
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(_without_nulls(_field(delta, "citation", dict)))
         elif kind == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + _field(delta, "thinking", str)
+            thinking = _field(delta, "thinking", str)
+            block["thinking"] = block.get("thinking", "") + thinking
+            self._on_thinking(thinking)
         elif kind == "signature_delta":
             block["signature"] = _field(delta, "signature", str)
 
     def _stop(self, index: int) -> None:
         block = self._blocks.get(index)
+        if block is not None:
+            self._complete.add(index)
         if block is None or block.get("type") not in _INPUT_BLOCKS:
             return
         use = strict_tool_use(_field(block, "id", str), _field(block, "name", str), "".join(self._json.pop(index, [])))
@@ -132,3 +151,22 @@ class MessageBuilder:
     def content(self) -> list[dict[str, Any]]:
         """The message's blocks in order, as the history keeps them."""
         return [as_param(self._blocks[index]) for index in sorted(self._blocks)]
+
+    def partial(self) -> list[dict[str, Any]]:
+        """The message as far as it streamed, as a valid history message: its complete thinking and tool_use
+        blocks, its text so far, and server tool calls that have their results (an unfinished thinking block
+        has no signature, and the API refuses a server tool call without its result)."""
+        blocks = [
+            as_param(self._blocks[index])
+            for index in sorted(self._blocks)
+            if index in self._complete or self._blocks[index].get("type") == "text"
+        ]
+        used = {b.get("id") for b in blocks if b.get("type") == "server_tool_use"}
+        answered = {b.get("tool_use_id") for b in blocks if str(b.get("type", "")).endswith("_tool_result")}
+        return [
+            block
+            for block in blocks
+            if (block.get("type") != "text" or block.get("text"))
+            and (block.get("type") != "server_tool_use" or block.get("id") in answered)
+            and (not str(block.get("type", "")).endswith("_tool_result") or block.get("tool_use_id") in used)
+        ]

@@ -12,13 +12,39 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from handrail.server.message_builder import MessageBuilder
+from handrail.server.model_catalog import model_info
+from handrail.server.model_errors import (
+    ModelError,
+    ModelFailure,
+    StreamFault,
+    describe_failure,
+    is_retryable,
+    no_api_key,
+    retry_after_seconds,
+)
 from handrail.server.request_body import RequestBody
 from handrail.tools.execution import ToolUse
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "ModelClient",
+    "ModelError",
+    "ModelFailure",
+    "ModelResponse",
+    "ModelSettings",
+    "StreamFault",
+    "describe_failure",
+    "is_retryable",
+    "retry_after_seconds",
+    "thinking_fields",
+    "warm_up",
+]
 
 if TYPE_CHECKING:
     import anthropic
@@ -26,8 +52,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-
-_RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+DEFAULT_MAX_TOKENS = 32_000  # thinking counts against it too
+EFFORT_OFF = "off"
+# how a model's answer shows its thinking: "summarized" returns the text the chat shows (folded), where
+# some models would otherwise return it empty
+_THINKING_DISPLAY = "summarized"
 
 
 @dataclass(frozen=True)
@@ -35,7 +64,7 @@ class ModelSettings:
     """How to reach the model; values come from client settings, then the environment."""
 
     model: str = DEFAULT_MODEL
-    max_tokens: int = 8192
+    max_tokens: int = DEFAULT_MAX_TOKENS
     api_key: str | None = None
     base_url: str | None = None
     sdk_max_retries: int = 2
@@ -48,6 +77,9 @@ class ModelSettings:
     max_retry_after: float = 60.0
     # the model's context window in tokens: the history is compacted as the last request nears it
     context_window: int = 200_000
+    # how hard an adaptive-thinking model thinks: low, medium, high, xhigh, max; "off" for no thinking;
+    # None for the model's own default
+    effort: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,65 +96,34 @@ class ModelResponse:
         return "".join(block.get("text", "") for block in self.content if block.get("type") == "text")
 
 
-class ModelError(Exception):
-    """The model could not be reached or answered with an error that retries did not cure."""
+def thinking_fields(model: str, effort: str | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The request's `thinking` and `output_config` for `model` at `effort` (None: leave the field out).
+
+    Adaptive thinking for the models that have it; `off` sends the model's off switch, or, for a model that
+    always thinks, the lowest effort. Models handrail does not know get neither field.
+    """
+    info = model_info(model)
+    if info is None:
+        return None, None
+    if effort == EFFORT_OFF:
+        if not info.adaptive_thinking:
+            return None, None  # these think only when asked to
+        if info.off_switch is None:
+            return {"type": "adaptive", "display": _THINKING_DISPLAY}, {"effort": "low"}
+        return {"type": info.off_switch}, None
+    thinking = {"type": "adaptive", "display": _THINKING_DISPLAY} if info.adaptive_thinking else None
+    return thinking, ({"effort": effort} if effort and info.effort else None)
 
 
-class StreamFault(Exception):
-    """The stream broke in a way the SDK does not classify: it stalled, or sent events that do not parse."""
-
-
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """The wait an error response asks for (`retry-after-ms` or `retry-after` in seconds), if any."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) * scale
-        except ValueError:
-            continue  # an HTTP date: rare for this API; fall back to our own backoff
-        if seconds >= 0:
-            return seconds
-    return None
-
-
-def is_retryable(exc: BaseException) -> bool:
-    import anthropic
-    import httpx2
-
-    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError | StreamFault):
-        return True
-    if isinstance(exc, anthropic.APIStatusError):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error") if isinstance(body.get("error"), dict) else {}
-        error_type = error.get("type") if isinstance(error, dict) else None
-        return error_type in _RETRYABLE_ERROR_TYPES or exc.status_code in {408, 409, 429, 529} or (
-            exc.status_code >= 500
-        )
-    return False
-
-
-def describe_error(exc: BaseException) -> str:
-    """A sentence a user can read for a model failure."""
+def warm_up() -> None:
+    """Import the SDK and its HTTP stack (about a second), so the first turn does not wait for it."""
+    started = time.perf_counter()
     import anthropic
 
-    if isinstance(exc, anthropic.AuthenticationError):
-        return "The model API rejected the API key (set ANTHROPIC_API_KEY or handrail.apiKey)."
-    if isinstance(exc, anthropic.APIStatusError):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error") if isinstance(body.get("error"), dict) else {}
-        message = error.get("message") if isinstance(error, dict) else None
-        return f"The model API answered {exc.status_code}: {message or exc.message}"
-    if isinstance(exc, anthropic.APIConnectionError):
-        return f"Could not reach the model API: {exc}"
-    if isinstance(exc, StreamFault):
-        return f"The model stream broke: {exc}"
-    return f"{type(exc).__name__}: {exc}"
+    anthropic.DefaultAioHttpClient  # noqa: B018  (imports aiohttp, which the client talks HTTP through)
+    import anthropic.types
+
+    log.info("model SDK loaded in %.0f ms", (time.perf_counter() - started) * 1000)
 
 
 class ModelClient:
@@ -143,7 +144,14 @@ class ModelClient:
                 max_retries=self.settings.sdk_max_retries,
                 http_client=anthropic.DefaultAioHttpClient(),
             )
-        return self._client
+        client = self._client
+        if client.api_key is None and client.auth_token is None and client.credentials is None:
+            raise no_api_key()  # the SDK would say so with a TypeError at the first request
+        return client
+
+    def describe(self, exc: BaseException) -> ModelFailure:
+        """A failure of this client's requests, in words the user can act on."""
+        return describe_failure(exc, model=self.settings.model, base_url=self.settings.base_url)
 
     def retry_delay(self, attempt: int, exc: BaseException | None = None) -> float:
         """Seconds to wait before retry number `attempt` (1-based), with jitter.
@@ -163,22 +171,31 @@ class ModelClient:
         system: str,
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]],
-        on_text: Callable[[str], None],
-        on_tool_use: Callable[[ToolUse], None],
+        on_text: Callable[[str], None] | None = None,
+        on_tool_use: Callable[[ToolUse], None] | None = None,
+        on_thinking: Callable[[str], None] | None = None,
+        message: MessageBuilder | None = None,
+        cache: bool = True,
     ) -> ModelResponse:
         """Stream one assistant message.
 
-        `on_text` gets each text delta; `on_tool_use` each tool_use block as soon as
-        it is complete, with its input parsed strictly from the streamed JSON (a
-        block whose JSON does not parse comes with `input_error` set). Errors
-        propagate; the caller decides whether to retry (`is_retryable`).
+        `on_text` gets each text delta, `on_thinking` each thinking delta; `on_tool_use` each tool_use block as
+        soon as it is complete, with its input parsed strictly from the streamed JSON (a block whose JSON does
+        not parse comes with `input_error` set). A caller that needs the blocks completed so far when the
+        stream fails passes its own `message` builder. `cache` marks the prompt for caching (see
+        `RequestBody`); a one-off request leaves it out. Errors propagate; the caller decides whether to
+        retry (`is_retryable`) and says what went wrong with `describe`.
         """
         import anthropic
 
         client = self._sdk()
-        body = self._body.encode(model=self.settings.model, max_tokens=self.settings.max_tokens, system=system,
-                                 messages=messages, tools=tools)
-        message = MessageBuilder(on_text, on_tool_use)
+        thinking, output_config = thinking_fields(self.settings.model, self.settings.effort)
+        body = self._body.encode(
+            model=self.settings.model, max_tokens=self.settings.max_tokens, system=system, messages=messages,
+            tools=tools, thinking=thinking, output_config=output_config, cache=cache,
+        )
+        if message is None:
+            message = MessageBuilder(on_text, on_tool_use, on_thinking)
         idle = self.settings.stream_idle_timeout
         loop = asyncio.get_running_loop()
         try:

@@ -12,6 +12,8 @@ from typing import Any
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.modes import PermissionMode
 from handrail.permissions.rules import PermissionRule
+from handrail.server.system_prompt import SessionDate
+from handrail.server.usage import UsageTotals
 from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
@@ -52,6 +54,8 @@ class Session:
     todos: tuple[TodoItem, ...] = ()
     instruction_files: set[Path] = field(default_factory=set)  # nested instruction files already shown
     background_agents: BackgroundAgents = field(default_factory=BackgroundAgents)
+    usage: UsageTotals = field(default_factory=UsageTotals)  # every model request of the session, priced
+    date: SessionDate = field(default_factory=SessionDate)  # the date its system prompt states
 
     def __post_init__(self) -> None:
         self.updates = PermissionUpdates(lambda: self.permission_context)

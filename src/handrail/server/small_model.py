@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from handrail.server.model_client import ModelClient, describe_error
+from handrail.server.model_client import ModelClient
 from handrail.tools.small_model import SmallModelError
 
 TIME_LIMIT_SECONDS = 120.0
@@ -26,12 +26,12 @@ class ClientSmallModel:
                     messages=[{"role": "user", "content": prompt}],
                     tools=(),
                     on_text=parts.append,
-                    on_tool_use=lambda use: None,
+                    cache=False,  # one request: a cache entry would cost more than it saves
                 )
         except TimeoutError as exc:
             raise SmallModelError(f"no answer within {TIME_LIMIT_SECONDS:.0f} seconds") from exc
         except Exception as exc:
-            raise SmallModelError(describe_error(exc)) from exc
+            raise SmallModelError(self._client.describe(exc).message) from exc
         text = response.text or "".join(parts)
         if not text.strip():
             raise SmallModelError("the model gave an empty answer")

@@ -136,6 +136,9 @@ class _AgentListener:
     def text(self, delta: str) -> None:
         """Dropped: the final text comes back as the Task result."""
 
+    def thinking(self, delta: str) -> None:
+        """Dropped, like its text."""
+
     def retry(self, reason: str) -> None:
         """Say on the Task card that the agent's model request is retried."""
         self._progress.tool_progress(self._parent, f"retrying the agent's model request ({reason})")

@@ -5,17 +5,50 @@ from __future__ import annotations
 import datetime
 import platform
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 
-def _environment(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str]) -> str:
+def today() -> str:
+    """Today's date as the prompts state it."""
+    return datetime.date.today().isoformat()
+
+
+@dataclass
+class SessionDate:
+    """The date a session's system prompt states, and the latest date the model was told.
+
+    The system prompt is the prefix of every request of the session, cached by the API: a date that
+    changed in it at midnight would make the whole conversation be written to the cache again. It keeps
+    the date the session started on; a later day is said once, beside the first prompt of that day.
+    """
+
+    stated: str | None = None
+    told: str | None = None
+
+    def for_system_prompt(self, now: str) -> str:
+        """The date the system prompt states (the session's first)."""
+        if self.stated is None:
+            self.stated = self.told = now
+        return self.stated
+
+    def note(self, now: str) -> str | None:
+        """A line for the prompt when the date is not the one the model was last told (then it has been)."""
+        if self.told in (None, now):
+            self.told = now
+            return None
+        self.told = now
+        return f"(Today's date is now {now}.)"
+
+
+def _environment(cwd: Path, roots: Sequence[Path], tool_names: Sequence[str], date: str | None = None) -> str:
     folders = "\n".join(f"- {root}" for root in roots) or f"- {cwd}"
     return f"""Environment:
 - Working directory: {cwd}
 - Workspace folders:
 {folders}
 - Platform: {platform.system()} {platform.release()}
-- Today's date: {datetime.date.today().isoformat()}
+- Today's date: {date or today()}
 - Tools: {", ".join(tool_names) or "none"}
 """
 
@@ -28,8 +61,13 @@ def system_prompt(
     instructions: str = "",
     *,
     skills: Mapping[str, str] | None = None,
+    date: str | None = None,
 ) -> str:
-    """Tell the model where it is and how to work in the user's editor (and the project's instructions)."""
+    """Tell the model where it is and how to work in the user's editor (and the project's instructions).
+
+    The same inputs give the same text (`date` pins the date: see `SessionDate`), so the prompt-cache
+    prefix holds from turn to turn.
+    """
     return f"""You are handrail, a coding agent working inside the user's editor.
 You help with software engineering tasks in the user's workspace using the tools available to you.
 
@@ -40,7 +78,7 @@ Working rules:
 - The user approves tool calls that change things. If a call is declined, do not retry it unchanged; ask or adapt.
 - Keep answers short and concrete. When you are done, say what you changed.
 
-{_environment(cwd, roots, tool_names)}{_deferred_section(deferred)}{_skills_section(skills)}{instructions}"""
+{_environment(cwd, roots, tool_names, date)}{_deferred_section(deferred)}{_skills_section(skills)}{instructions}"""
 
 
 def agent_system_prompt(
