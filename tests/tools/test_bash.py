@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import handrail.tools.results as results_module
 from handrail.tools.builtin import BASH
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
@@ -57,12 +58,42 @@ async def test_progress_lines_are_reported(ctx: ToolUseContext) -> None:
     assert recorder(ctx).messages == ["step 1", "step 11", "step 21"]
 
 
-async def test_long_output_keeps_head_and_tail(ctx: ToolUseContext) -> None:
-    text = await run(BASH, ctx, command="seq 1 20000")
-    assert len(text) < 30_200
+async def test_long_output_is_saved_whole_and_the_model_gets_its_ends_and_path(
+    ctx: ToolUseContext, tmp_path: Path
+) -> None:
+    results = tmp_path / "results"
+    ctx = replace(ctx, options=replace(ctx.options, results_dir=results), tool_use_id="toolu_big")
+    text = await run(BASH, ctx, command="seq 1 20000; echo failed at the end >&2; exit 1")
+    saved = results / "toolu_big.txt"
+    whole = "".join(f"{i}\n" for i in range(1, 20001)) + "failed at the end\n"
+    assert saved.read_text() == whole  # nothing cut out of the middle
+    assert sorted(p.name for p in results.iterdir()) == ["toolu_big.txt"]  # the streams' parts are gone
+    assert len(text) < 3_000
     assert text.startswith("1\n2\n3\n")
-    assert text.endswith("19999\n20000")
-    assert "characters omitted" in text
+    assert "19999\n20000\nfailed at the end" in text and str(saved) in text and text.endswith("Exit code 1")
+
+
+async def test_long_output_without_a_results_folder_is_cut_with_a_note(ctx: ToolUseContext) -> None:
+    text = await run(BASH, ctx, command="seq 1 20000")
+    assert len(text) < 30_200 and text.startswith("1\n2\n3\n")
+    assert "characters left out" in text
+
+
+async def test_a_runaway_output_is_stored_up_to_a_cap(
+    ctx: ToolUseContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(results_module, "MAX_STORED_CHARS", 100_000)
+    ctx = replace(ctx, options=replace(ctx.options, results_dir=tmp_path / "results"), tool_use_id="toolu_runaway")
+    text = await run(BASH, ctx, command="yes | head -c 300000")
+    assert (tmp_path / "results" / "toolu_runaway.txt").stat().st_size == 100_000
+    assert "(300000 characters)" in text and "only its first 100000 characters" in text
+
+
+async def test_output_just_within_the_limit_comes_back_whole(ctx: ToolUseContext, tmp_path: Path) -> None:
+    ctx = replace(ctx, options=replace(ctx.options, results_dir=tmp_path / "results"), tool_use_id="toolu_small")
+    text = await run(BASH, ctx, command="printf 'x%.0s' $(seq 1 29000); echo; echo err >&2")
+    assert text == "x" * 29000 + "\nerr"
+    assert not (tmp_path / "results").exists()
 
 
 async def test_timeout_kills_the_process_group(ctx: ToolUseContext, tmp_path: Path) -> None:

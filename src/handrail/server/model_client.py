@@ -145,7 +145,7 @@ class ModelClient:
                 http_client=anthropic.DefaultAioHttpClient(),
             )
         client = self._client
-        if client.api_key is None and client.auth_token is None and client.credentials is None:
+        if not client.api_key and not client.auth_token and client.credentials is None:
             raise no_api_key()  # the SDK would say so with a TypeError at the first request
         return client
 

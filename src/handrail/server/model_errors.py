@@ -105,6 +105,8 @@ def describe_failure(exc: BaseException, *, model: str = "", base_url: str | Non
         return ModelFailure("noApiKey", str(no_api_key()))
     if isinstance(exc, anthropic.APIStatusError):
         return _status_failure(exc, model, base_url)
+    if isinstance(exc, anthropic.CredentialsError):
+        return ModelFailure("apiKey", f"The model's credentials could not be loaded ({exc}). Set {KEY_SETTING}.")
     if isinstance(exc, anthropic.APIConnectionError):
         where = base_url or DEFAULT_API_URL
         cause = exc.__cause__ or exc.__context__

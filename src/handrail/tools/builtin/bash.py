@@ -23,6 +23,7 @@ from handrail.tools.builtin.bash_workdir import (
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
+from handrail.tools.results import OutputSpool, combined_output, result_path
 from handrail.tools.shell_process import KILL_GRACE_SECONDS, consume, kill_group, pump, spawn, terminate
 
 MAX_OUTPUT_CHARS = 30_000
@@ -55,7 +56,7 @@ Usage notes:
 - The command argument is required. It runs with `bash -c`; stdin is empty, so interactive commands will not work.
 - You can specify an optional timeout in milliseconds (up to 600000ms / 10 minutes). If not specified, commands will time out after 120000ms (2 minutes). When a command times out, it and every process it started are killed.
 - Write a clear, concise description of what the command does in 5-10 words.
-- If the output exceeds {MAX_OUTPUT_CHARS} characters, its middle is cut out and you see the beginning and the end.
+- If the output exceeds {MAX_OUTPUT_CHARS} characters, it is saved whole to a file: you see its beginning and end and the file's path (Read or Grep it for the rest).
 - The result shows stdout, then stderr, then the exit code when it is not 0.
 - Each call asks the user for permission, so prefer the dedicated tools: Glob to find files (not find or ls), Grep to search contents (not grep or rg), Read to read files (not cat, head or tail), Edit and Write to change files (not sed, awk or echo >).
 - When issuing multiple commands, use ';' or '&&' to separate them. DO NOT use newlines (newlines are ok in quoted strings).
@@ -64,60 +65,11 @@ Usage notes:
 - Set run_in_background to true for long-running processes (servers, watchers). You get a shell ID at once; read new output with BashOutput and stop it with KillShell. Background shells are killed when the session ends. Processes a foreground command leaves running are killed when it ends."""  # noqa: E501
 
 
-class _HeadTail:
-    """A stream's text kept within bounded memory: its first `head` and last `tail` characters."""
-
-    def __init__(self, head: int, tail: int) -> None:
-        self._head_limit = head
-        self._tail_limit = tail
-        self._head: list[str] = []
-        self._head_size = 0
-        self._tail = ""
-        self.total = 0
-
-    def add(self, text: str) -> None:
-        self.total += len(text)
-        if self._head_size < self._head_limit:
-            part = text[: self._head_limit - self._head_size]
-            self._head.append(part)
-            self._head_size += len(part)
-        self._tail = (self._tail + text)[-self._tail_limit :]
-
-    def prefix(self, n: int) -> str:
-        """The first `n` characters; `n` must not exceed the head limit."""
-        return "".join(self._head)[:n]
-
-    def suffix(self, n: int) -> str:
-        """The last `n` characters; `n` must not exceed the tail limit."""
-        return self._tail[-n:] if n > 0 else ""
-
-    def full(self) -> str:
-        """The whole text; only valid when it fits in head plus tail."""
-        head = "".join(self._head)
-        return head + self.suffix(self.total - len(head))
-
-
-def _combine(out: _HeadTail, err: _HeadTail, limit: int) -> str:
-    """stdout, then stderr on its own line, cut in the middle to `limit` characters.
-
-    Works on the virtual text stdout + line break + stderr, of which each stream kept
-    enough of its head and tail to give the first and last `limit // 2` characters.
-    """
-    sep = "\n" if out.total and err.total and out.suffix(1) != "\n" else ""
-    total = out.total + len(sep) + err.total
-    if total <= limit:
-        return out.full() + sep + err.full()
-    half = limit // 2
-
-    head = out.prefix(min(half, out.total))
-    head += sep[: half - len(head)]
-    head += err.prefix(max(half - len(head), 0))
-
-    tail = err.suffix(min(half, err.total))
-    if len(tail) < half:
-        tail = sep[: half - len(tail)] + tail
-    tail = out.suffix(max(half - len(tail), 0)) + tail
-    return f"{head}\n\n... [{total - 2 * half} characters omitted] ...\n\n{tail}"
+def _spool(ctx: ToolUseContext, stream: str) -> OutputSpool:
+    """A stream's keeper: output over the limit goes whole to the session's results folder."""
+    directory = ctx.options.results_dir
+    path = result_path(directory, ctx.tool_use_id or "bash", f".{stream}.txt") if directory is not None else None
+    return OutputSpool(MAX_OUTPUT_CHARS, path)
 
 
 def _clamp_timeout(value: BashInput, ctx: ToolUseContext) -> int:
@@ -202,8 +154,7 @@ async def _run(value: BashInput, ctx: ToolUseContext, cwd: Path, script: str) ->
     except OSError as exc:
         raise ToolError(f"Could not start bash in {cwd}: {exc}") from exc
     pgid = transport.get_pid()
-    half = MAX_OUTPUT_CHARS // 2
-    out, err = _HeadTail(half, half), _HeadTail(half, half)
+    out, err = _spool(ctx, "stdout"), _spool(ctx, "stderr")
     lines_seen = 0
 
     def on_line(line: str) -> None:
@@ -230,8 +181,11 @@ async def _run(value: BashInput, ctx: ToolUseContext, cwd: Path, script: str) ->
             await terminate(pgid, protocol.exited)
         pumps.cancel()
         transport.close()
+        out.close()
+        err.close()
 
-    text = _combine(out, err, MAX_OUTPUT_CHARS).rstrip("\n")
+    whole = result_path(ctx.options.results_dir, ctx.tool_use_id or "bash") if ctx.options.results_dir else None
+    text = (await asyncio.to_thread(combined_output, out, err, MAX_OUTPUT_CHARS, whole)).rstrip("\n")
     if outcome == "timeout":
         raise ToolError(_with(text, f"Command timed out: killed after {timeout_ms} ms."))
     if outcome == "aborted":
