@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "bench_mcp_startup": [],
     "bench_server": [],
     "bench_file_tools": [],
+    "bench_session": [],
 }
 QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100", "--context-window", "20000"],
                                "bench_file_tools": ["--files", "5000", "--megabytes", "50"]}

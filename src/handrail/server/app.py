@@ -294,9 +294,9 @@ def create_server() -> HandrailServer:
                 log.warning("file watcher not started: %s", exc)
                 ls.watcher = None
         ls.in_background(ls.mcp.sync())  # servers connect in the background; no turn waits for them
-        from handrail.server.model_client import warm_up
+        from handrail.server.warm_up import warm_up
 
-        ls.in_background(asyncio.to_thread(warm_up))  # the first prompt would otherwise wait for the SDK's import
+        ls.in_background(warm_up(ls))  # the first prompt would otherwise wait for the SDK's import
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(ls: HandrailServer, params: types.DidChangeConfigurationParams) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,7 +42,6 @@ __all__ = [
     "is_retryable",
     "retry_after_seconds",
     "thinking_fields",
-    "warm_up",
 ]
 
 if TYPE_CHECKING:
@@ -115,17 +113,6 @@ def thinking_fields(model: str, effort: str | None) -> tuple[dict[str, Any] | No
     return thinking, ({"effort": effort} if effort and info.effort else None)
 
 
-def warm_up() -> None:
-    """Import the SDK and its HTTP stack (about a second), so the first turn does not wait for it."""
-    started = time.perf_counter()
-    import anthropic
-
-    anthropic.DefaultAioHttpClient  # noqa: B018  (imports aiohttp, which the client talks HTTP through)
-    import anthropic.types
-
-    log.info("model SDK loaded in %.0f ms", (time.perf_counter() - started) * 1000)
-
-
 class ModelClient:
     """Streams assistant messages through the SDK (whose own retries cover failures before the stream starts)."""
 
@@ -148,6 +135,11 @@ class ModelClient:
         if not client.api_key and not client.auth_token and client.credentials is None:
             raise no_api_key()  # the SDK would say so with a TypeError at the first request
         return client
+
+    def prepare(self) -> None:
+        """Make the SDK client now (it loads a TLS context: tens of milliseconds) rather than at the first
+        request; raises what the first request would (no API key, say)."""
+        self._sdk()
 
     def describe(self, exc: BaseException) -> ModelFailure:
         """A failure of this client's requests, in words the user can act on."""

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 FailureKind = Literal[
-    "noApiKey", "apiKey", "forbidden", "model", "rateLimited", "overloaded", "server", "network", "badRequest",
-    "stream", "other",
+    "noApiKey", "apiKey", "billing", "forbidden", "model", "rateLimited", "overloaded", "server", "network",
+    "badRequest", "stream", "other",
 ]
 
 _RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
@@ -134,6 +134,11 @@ def _status_failure(exc: Any, model: str, base_url: str | None) -> ModelFailure:
     said = f"{status} {error_type or 'error'}: {message}"
     if status == 401:
         return ModelFailure("apiKey", f"The model API refused the API key ({said}). Set a valid key in {KEY_SETTING}.")
+    if status == 402 or error_type == "billing_error":
+        return ModelFailure(
+            "billing", f"The model API refused the request for billing reasons ({said}). Check the plan and credit "
+            "balance of the key's organization in the Anthropic Console.",
+        )
     if status == 403:
         return ModelFailure(
             "forbidden", f"The API key is not allowed to do this ({said}). Check the key's organization and "
