@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 def _load_turn_modules(cwd: Path) -> None:
     import anthropic
-    import anthropic.types  # noqa: F401
+    import anthropic.types
 
     anthropic.DefaultAioHttpClient  # noqa: B018  (imports aiohttp, which the client talks HTTP through)
     import handrail.server.ask  # noqa: F401  (the agent loop, the tools and the permission engine)
