@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from handrail.fake_model import FakeModel, Hold, Reply, Text, ToolUse
+from handrail.fake_model import FakeModel, Hold, HttpError, Reply, Text, Thinking, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import tool_results
 
@@ -534,3 +534,38 @@ def test_plugin_plan_approval(workspace: Path, model: FakeModel, tmp_path: Path)
         assert modes == ["  ◆ permission mode: plan", "  ◆ permission mode: default"]
         (approved,) = tool_results(model.requests[2])
         assert not approved.get("is_error") and "mode now: default" in result_text(approved)
+
+
+def test_plugin_shows_thinking_folded_usage_and_a_statusline(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    model.add(
+        Reply.of(Thinking("The user wants the list.\nRead the file first."), ToolUse("Read", {"file_path": str(notes)}),
+                 usage_in=9_000, usage_out=120),
+        Reply.of(Text("It lists alpha, beta and gamma."), usage_in=9_200, usage_out=30),
+        HttpError(401, message="invalid x-api-key"),
+    )
+    run = run_nvim("plugin_usage", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["statusline_before"] == ""
+        chat = r["chat"]
+        start = chat.index("  ✻ thinking")
+        assert chat[start + 1 : start + 3] == ["  ┆ The user wants the list.", "  ┆ Read the file first."]
+        assert r["thinking_folded"] == [True, True]
+        # claude-sonnet-5-5 at $2 / $10 per million input / output tokens
+        cost = (18_200 * 2 + 150 * 10) / 1e6
+        assert chat[-2] == f"  Σ 18k input tokens · 150 output · about ${cost:.2g} · context 5% of 200k"
+        assert chat[-1] == "── done ──"
+        assert r["usage"]["inputTokens"] == 18_200 and r["usage"]["contextTokens"] == 9_230
+        assert r["statusline"] == f"handrail 18k↑ 150↓ ${cost:.2g} ctx 5%"
+        # a refused key: the server's sentence, then where Neovim takes the key
+        failed = r["failed"]
+        assert failed["stopReason"] == "error" and "ANTHROPIC_API_KEY" in failed["error"]
+        tail = r["chat_after_failure"][-3:]
+        assert tail[0].startswith("  ✗ The model API refused the API key (401")
+        assert tail[1].startswith("  ✗ In Neovim: set it with require('handrail').setup({ settings = { handrail = {")
+        assert tail[2] == "── error ──"
+        assert model.errors == []

@@ -2,10 +2,13 @@
 --
 -- Layout (one block per turn):
 --   > the prompt
+--     ✻ thinking
+--     ┆ the model's thinking, streamed     <- folded (foldexpr on the "  ┆ " prefix)
 --   streamed assistant text, appended in place
 --     ⋯ Read /path/file.py (running)        <- one line per tool call, updated in place
 --     ✓ Edit /path/file.py [allowed once]
 --       │ result preview lines             <- folded (foldexpr on the "    │ " prefix)
+--     Σ 12k input tokens (10k from the cache, 1.2k written to it) · 450 output · $0.012 · context 6% of 200k
 --   ── done ──
 local api = vim.api
 
@@ -13,6 +16,11 @@ local M = {}
 
 local NAME = 'handrail://chat'
 local PREVIEW_PREFIX = '    │ '
+local THINKING_PREFIX = '  ┆ '
+-- failures whose fix is this plugin's configuration: say where the key goes
+local KEY_FAILURES = { noApiKey = true, apiKey = true }
+local KEY_HINT = "set it with require('handrail').setup({ settings = { handrail = { apiKey = '…' } } }), "
+  .. 'or ANTHROPIC_API_KEY in the environment Neovim starts in'
 local ns = api.nvim_create_namespace('handrail.chat')
 
 M.config = { position = 'right', size = nil, preview_lines = 12 }
@@ -37,6 +45,8 @@ local STOP = { end_turn = 'done' }
 ---@class handrail.ChatTurn
 ---@field text_end integer? extmark on the last line of the open text block
 ---@field text_lines integer how many lines the open text block has
+---@field thinking_end integer? extmark on the last line of the open thinking block
+---@field thinking_lines integer how many lines the open thinking block has (its header included)
 ---@field tools table<string, handrail.ChatTool>
 
 local state = {
@@ -52,6 +62,8 @@ local function define_highlights()
     HandrailToolOk = 'DiagnosticOk',
     HandrailToolError = 'DiagnosticError',
     HandrailPreview = 'Comment',
+    HandrailThinking = 'Comment',
+    HandrailUsage = 'NonText',
     HandrailNote = 'NonText',
   }
   for group, target in pairs(links) do
@@ -68,20 +80,26 @@ local function set_syntax(buf)
       syntax match HandrailToolOk /^  ✓ .*/
       syntax match HandrailToolError /^  ✗ .*/
       syntax match HandrailPreview /^    │ .*/
+      syntax match HandrailThinking /^  ┆ .*/
+      syntax match HandrailThinking /^  ✻ thinking$/
+      syntax match HandrailUsage /^  Σ .*/
       syntax match HandrailNote /^── .* ──$/
       syntax match HandrailNote /^  ↻ .*/
     ]])
   end)
 end
 
---- Folds: preview lines (and only they) are at level 1.
+--- Folds: preview lines and thinking lines (and only they) are at level 1.
 function M.foldexpr(lnum)
   local line = vim.fn.getline(lnum or vim.v.lnum)
-  return vim.startswith(line, PREVIEW_PREFIX) and '1' or '0'
+  return (vim.startswith(line, PREVIEW_PREFIX) or vim.startswith(line, THINKING_PREFIX)) and '1' or '0'
 end
 
 function M.foldtext()
   local n = vim.v.foldend - vim.v.foldstart + 1
+  if vim.startswith(vim.fn.getline(vim.v.foldstart), THINKING_PREFIX) then
+    return string.format('  ▸ %d line%s of thinking', n, n == 1 and '' or 's')
+  end
   return string.format('    ▸ %d line%s of output', n, n == 1 and '' or 's')
 end
 
@@ -236,6 +254,7 @@ end
 
 local function close_text(turn)
   turn.text_end, turn.text_lines = nil, 0
+  turn.thinking_end, turn.thinking_lines = nil, 0
 end
 
 local function tool_line(tool)
@@ -299,6 +318,7 @@ end
 
 function handlers.text(buf, turn, ev)
   local parts = split_lines(ev.text)
+  turn.thinking_end, turn.thinking_lines = nil, 0
   if not turn.text_end then
     turn.text_end, turn.text_lines = mark_at(buf, append(buf, { '' })), 1
   end
@@ -309,11 +329,35 @@ function handlers.text(buf, turn, ev)
   turn.text_lines = turn.text_lines + #parts - 1
 end
 
+--- The model's thinking: a header line, then the text in folded lines of their own.
+function handlers.thinking(buf, turn, ev)
+  local parts = split_lines(ev.text)
+  turn.text_end, turn.text_lines = nil, 0
+  if not turn.thinking_end then
+    local row = append(buf, { '  ✻ thinking', THINKING_PREFIX })
+    turn.thinking_end, turn.thinking_lines = mark_at(buf, row + 1), 2
+  end
+  local row = row_of(buf, turn.thinking_end)
+  local col = #(api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
+  api.nvim_buf_set_text(buf, row, col, row, col, { parts[1] })
+  local more = {}
+  for i = 2, #parts do
+    table.insert(more, THINKING_PREFIX .. parts[i])
+  end
+  if #more > 0 then
+    api.nvim_buf_set_lines(buf, row + 1, row + 1, false, more)
+  end
+  turn.thinking_end = mark_at(buf, row + #more, turn.thinking_end)
+  turn.thinking_lines = turn.thinking_lines + #more
+end
+
 function handlers.retry(buf, turn, ev)
   -- the partial message is streamed again from the start: drop what we showed of it
-  if turn.text_end then
-    local last = row_of(buf, turn.text_end)
-    api.nvim_buf_set_lines(buf, last - turn.text_lines + 1, last + 1, false, {})
+  for _, block in ipairs({ { turn.text_end, turn.text_lines }, { turn.thinking_end, turn.thinking_lines } }) do
+    if block[1] then
+      local last = row_of(buf, block[1])
+      api.nvim_buf_set_lines(buf, last - block[2] + 1, last + 1, false, {})
+    end
   end
   close_text(turn)
   append(buf, { '  ↻ retrying: ' .. (ev.reason or 'the model stream failed') })
@@ -362,13 +406,79 @@ function handlers.toolResult(buf, turn, ev)
   api.nvim_buf_set_lines(buf, row + 1, row + 1, false, lines)
 end
 
+--- A compact token count: 950, 1.2k, 3.4M.
+function M.format_tokens(n)
+  n = tonumber(n) or 0
+  if n < 1000 then
+    return tostring(n)
+  elseif n < 1000000 then
+    return string.format(n < 10000 and '%.1fk' or '%.0fk', n / 1000)
+  end
+  return string.format('%.1fM', n / 1000000)
+end
+
+--- An estimated cost: from ten cents with two decimals, below with two significant figures.
+function M.format_cost(usd)
+  if usd >= 0.1 then
+    return string.format('$%.2f', usd)
+  elseif usd == 0 then
+    return '$0'
+  elseif usd < 0.0001 then
+    return '< $0.0001'
+  end
+  return '$' .. (string.format('%.2g', usd):gsub('0+$', ''))
+end
+
+--- Every input token sent: plain input, cache reads and cache writes.
+function M.input_total(usage)
+  return (usage.inputTokens or 0) + (usage.cacheReadTokens or 0) + (usage.cacheWriteTokens or 0)
+end
+
+--- How full the context window is, in percent (nil when the server did not say).
+function M.context_percent(usage)
+  local used, window = tonumber(usage.contextTokens), tonumber(usage.contextWindow)
+  if not used or not window or window <= 0 or used <= 0 then
+    return nil
+  end
+  return math.min(100, math.floor(100 * used / window + 0.5))
+end
+
+--- One turn's usage as the chat shows it under the turn.
+function M.usage_line(usage)
+  local read, written = usage.cacheReadTokens or 0, usage.cacheWriteTokens or 0
+  local cache = ''
+  if read > 0 or written > 0 then
+    cache = string.format(' (%s from the cache, %s written to it)', M.format_tokens(read), M.format_tokens(written))
+  end
+  local parts = {
+    M.format_tokens(M.input_total(usage)) .. ' input tokens' .. cache,
+    M.format_tokens(usage.outputTokens or 0) .. ' output',
+  }
+  if type(usage.costUsd) == 'number' then
+    table.insert(parts, 'about ' .. M.format_cost(usage.costUsd))
+  end
+  local percent = M.context_percent(usage)
+  if percent then
+    table.insert(parts, string.format('context %d%% of %s', percent, M.format_tokens(usage.contextWindow)))
+  end
+  return table.concat(parts, ' · ')
+end
+
 function handlers.turnEnd(buf, turn, ev)
   close_text(turn)
   local lines = {}
-  if ev.stopReason == 'error' and ev.text and ev.text ~= '' then
-    for _, line in ipairs(split_lines(ev.text)) do
+  local failure = type(ev.error) == 'table' and ev.error.message or (ev.stopReason == 'error' and ev.text)
+  if failure and failure ~= '' then
+    for _, line in ipairs(split_lines(failure)) do
       table.insert(lines, '  ✗ ' .. line)
     end
+    if type(ev.error) == 'table' and KEY_FAILURES[ev.error.kind] then
+      table.insert(lines, '  ✗ In Neovim: ' .. KEY_HINT .. '.')
+    end
+  end
+  local usage = type(ev.usage) == 'table' and ev.usage or nil
+  if usage and M.input_total(usage) + (usage.outputTokens or 0) > 0 then
+    table.insert(lines, '  Σ ' .. M.usage_line(usage))
   end
   table.insert(lines, '── ' .. (STOP[ev.stopReason] or ev.stopReason or 'ended') .. ' ──')
   append(buf, lines)

@@ -9,7 +9,9 @@
 --   :HandrailPermissions show the rules in force, and the inactive ones with why
 --   :HandrailTrust       trust the workspace folder (Neovim's trust database, vim.secure)
 --
--- After each ask, `User HandrailAskDone` fires with data = { sessionId, stopReason, text, error }.
+-- After each ask, `User HandrailAskDone` fires with data = { sessionId, stopReason, text, error, usage }
+-- (`error` is the failure's message, `usage` the turn's tokens and cost).
+-- require('handrail').statusline() is the current session's tokens, cost and context use, for 'statusline'.
 local api = vim.api
 
 local ask_user = require('handrail.ask_user')
@@ -45,6 +47,8 @@ local state = {
   session_id = nil, ---@type string?
   client_id = nil, ---@type integer?
   trust_sent = {}, ---@type table<integer, boolean> the trust each client was last told
+  usage = {}, ---@type table<string, table> each session's totals and context use, from its last turnEnd
+  running = {}, ---@type table<string, boolean> sessions with a turn running
 }
 
 M.MODES = { 'default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk', 'auto' }
@@ -86,7 +90,12 @@ function M.client_config(opts)
     handlers = {
       ['handrail/chat'] = function(_, params)
         chat.on_event(params)
-        if params.kind == 'turnEnd' then
+        if params.kind == 'turnStart' then
+          state.running[params.sessionId] = true
+        elseif params.kind == 'turnEnd' then
+          state.running[params.sessionId] = nil
+          M.remember_usage(params.sessionId, params.usage)
+          pcall(vim.cmd.redrawstatus, { bang = true })
           permission.close_pending(params.sessionId)
         elseif params.kind == 'permission' and params.decision == 'cancelled' then
           prompts.abandon(params.toolUseId)
@@ -250,14 +259,67 @@ function M.ask(prompt)
         notify(err.message or tostring(err), vim.log.levels.ERROR)
       end
       result = result or {}
+      local failure = type(result.error) == 'table' and result.error.message or nil
+      if failure then
+        notify(failure, vim.log.levels.ERROR)
+      end
       done({
         sessionId = result.sessionId or session_id,
         stopReason = result.stopReason,
         text = result.text,
-        error = err and (err.message or tostring(err)) or nil,
+        error = err and (err.message or tostring(err)) or failure,
+        usage = result.usage,
       })
     end)
   end)
+end
+
+--- Keep a session's usage from a `turnEnd` (the server's session totals, else summed here).
+function M.remember_usage(session_id, usage)
+  if type(usage) ~= 'table' or not session_id then
+    return
+  end
+  local totals = usage.session
+  if type(totals) ~= 'table' then
+    local before = state.usage[session_id] or {}
+    totals = {}
+    for _, key in ipairs({ 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens' }) do
+      totals[key] = (before[key] or 0) + (usage[key] or 0)
+    end
+  end
+  state.usage[session_id] = vim.tbl_extend('force', totals, {
+    contextTokens = usage.contextTokens,
+    contextWindow = usage.contextWindow,
+  })
+end
+
+--- The current session's usage: `{ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd,
+--- contextTokens, contextWindow }` (nil before its first turn ended).
+function M.usage()
+  return state.session_id and state.usage[state.session_id] or nil
+end
+
+--- For 'statusline' (or a statusline plugin's component): the current session's input and output tokens,
+--- estimated cost and how full the context window is, with ⋯ while a turn runs; '' before any turn.
+---   vim.o.statusline = "%f %m%=%{v:lua.require'handrail'.statusline()} "
+function M.statusline()
+  local usage = M.usage()
+  local running = state.session_id and state.running[state.session_id]
+  if not usage then
+    return running and 'handrail ⋯' or ''
+  end
+  local parts = {
+    'handrail' .. (running and ' ⋯' or ''),
+    chat.format_tokens(chat.input_total(usage)) .. '↑ ' .. chat.format_tokens(usage.outputTokens or 0) .. '↓',
+  }
+  if type(usage.costUsd) == 'number' then
+    table.insert(parts, chat.format_cost(usage.costUsd))
+  end
+  local percent = chat.context_percent(usage)
+  if percent then
+    table.insert(parts, string.format('ctx %d%%', percent))
+  end
+  return table.concat(parts, ' ')
 end
 
 --- Cancel the current session's turn.

@@ -2,7 +2,7 @@
 
 import { ChatSessionModel, type SessionSummary, type Status, type ViewOp } from "./chatModel";
 import type { HandrailCommands } from "./handlers";
-import type { ChatEvent, PermissionParams, PermissionsReport } from "./protocol";
+import type { ChatEvent, PermissionParams, PermissionsReport, TurnError } from "./protocol";
 
 /** Messages the webview sends. */
 export type WebviewMessage =
@@ -23,7 +23,12 @@ export interface ChatHost {
   approveProject(): Promise<void>;
   /** The current session's status changed (for the status bar). */
   statusChanged(status: Status): void;
+  /** A turn failed in a way the user can act on (the chat shows the message; the host may offer a fix). */
+  turnFailed?(error: TurnError): void;
 }
+
+/** Failures whose fix is a command of this extension: the key is missing or refused. */
+export const KEY_FAILURES: readonly string[] = ["noApiKey", "apiKey"];
 
 /** Read a message from the webview (untrusted input). */
 export function asWebviewMessage(value: unknown): WebviewMessage | null {
@@ -93,6 +98,9 @@ export class ChatController {
     }
     if (event.kind === "mode") {
       this.mode = event.mode;
+    }
+    if (event.kind === "turnEnd" && event.error) {
+      this.host.turnFailed?.(event.error);
     }
   }
 

@@ -4,7 +4,8 @@
  */
 
 import { readBackgroundTasks, runningCount } from "./background";
-import type { BackgroundTask, ChatEvent, InactiveItem, Todo, Usage } from "./protocol";
+import type { BackgroundTask, ChatEvent, InactiveItem, Todo, Usage, UsageTotals } from "./protocol";
+import { usageLine } from "./status";
 
 export type ToolStatus = "running" | "waiting" | "done" | "error";
 
@@ -22,14 +23,19 @@ export interface ToolCard {
 export type Entry =
   | { type: "user"; id: string; text: string }
   | { type: "assistant"; id: string; text: string }
+  /** The model's thinking, shown folded. */
+  | { type: "thinking"; id: string; text: string }
   | { type: "tool"; id: string; card: ToolCard }
+  /** What a turn used: tokens, cache, cost, context. */
+  | { type: "usage"; id: string; text: string }
   | { type: "notice"; id: string; text: string; level: "info" | "warning" | "error" };
 
 export interface Status {
   sessionId: string;
   running: boolean;
   mode: string;
-  usage: Usage;
+  /** The session's totals so far, with how full the context window was at the last request. */
+  usage: Omit<Usage, "session">;
   /** How many of the session's background agents and shells still run (the status bar shows it). */
   backgroundRunning: number;
 }
@@ -44,6 +50,7 @@ export type ViewOp =
   | { op: "reset"; entries: Entry[]; todos: Todo[]; background: BackgroundTask[]; status: Status }
   | { op: "entry"; entry: Entry }
   | { op: "appendText"; id: string; text: string }
+  | { op: "appendThinking"; id: string; text: string }
   | { op: "patchTool"; id: string; patch: Partial<ToolCard> }
   | { op: "todos"; todos: Todo[] }
   | { op: "background"; tasks: BackgroundTask[] }
@@ -79,6 +86,7 @@ export class ChatSessionModel {
   title = "New session";
   private readonly tools = new Map<string, ToolCard>();
   private openText: { id: string; text: string } | null = null;
+  private openThinking: { id: string; text: string } | null = null;
   private counter = 0;
   private turnHadText = false;
   readonly status: Status;
@@ -108,7 +116,42 @@ export class ChatSessionModel {
   /** A local notice (errors of the client itself, e.g. the server is restarting). */
   notice(text: string, level: "info" | "warning" | "error" = "info"): ViewOp[] {
     this.openText = null;
+    this.openThinking = null;
     return [this.add({ type: "notice", id: this.nextId("n"), text, level })];
+  }
+
+  /** A piece of streamed text or thinking: appended to its open block, or a new block. */
+  private stream(kind: "assistant" | "thinking", text: string): ViewOp[] {
+    const open = kind === "assistant" ? this.openText : this.openThinking;
+    if (open) {
+      open.text += text;
+      const entry = this.entries.find((e) => e.id === open.id);
+      if (entry && (entry.type === "assistant" || entry.type === "thinking")) {
+        entry.text = open.text;
+      }
+      return [{ op: kind === "assistant" ? "appendText" : "appendThinking", id: open.id, text }];
+    }
+    const id = this.nextId(kind === "assistant" ? "a" : "k");
+    if (kind === "assistant") {
+      this.openText = { id, text };
+      this.openThinking = null;
+    } else {
+      this.openThinking = { id, text };
+      this.openText = null;
+    }
+    return [this.add({ type: kind, id, text })];
+  }
+
+  /** The session's totals after a turn: the server's own when it sends them, else summed here. */
+  private addUsage(usage: Usage): void {
+    const previous = this.status.usage;
+    const totals: UsageTotals = usage.session ?? {
+      inputTokens: previous.inputTokens + usage.inputTokens,
+      outputTokens: previous.outputTokens + usage.outputTokens,
+      cacheReadTokens: (previous.cacheReadTokens ?? 0) + (usage.cacheReadTokens ?? 0),
+      cacheWriteTokens: (previous.cacheWriteTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+    };
+    this.status.usage = { ...totals, contextTokens: usage.contextTokens, contextWindow: usage.contextWindow };
   }
 
   /** The status changed outside the chat stream (a turn started from this client). */
@@ -163,6 +206,7 @@ export class ChatSessionModel {
     switch (event.kind) {
       case "turnStart": {
         this.openText = null;
+        this.openThinking = null;
         this.turnHadText = false;
         if (this.title === "New session" && event.prompt.trim()) {
           this.title = event.prompt.trim().split("\n")[0].slice(0, 60);
@@ -170,20 +214,11 @@ export class ChatSessionModel {
         this.status.running = true;
         return [this.add({ type: "user", id: this.nextId("u"), text: event.prompt }), { op: "status", status: { ...this.status } }];
       }
-      case "text": {
+      case "text":
         this.turnHadText = true;
-        if (this.openText) {
-          this.openText.text += event.text;
-          const entry = this.entries.find((e) => e.id === this.openText?.id);
-          if (entry && entry.type === "assistant") {
-            entry.text = this.openText.text;
-          }
-          return [{ op: "appendText", id: this.openText.id, text: event.text }];
-        }
-        const id = this.nextId("a");
-        this.openText = { id, text: event.text };
-        return [this.add({ type: "assistant", id, text: event.text })];
-      }
+        return this.stream("assistant", event.text);
+      case "thinking":
+        return this.stream("thinking", event.text);
       case "retry":
         return this.notice(`Retrying: ${event.reason}`, "warning");
       case "toolStart": {
@@ -198,6 +233,7 @@ export class ChatSessionModel {
         this.tools.set(card.id, card);
         if (!event.parentToolUseId) {
           this.openText = null;
+          this.openThinking = null;
         }
         return [this.add({ type: "tool", id: card.id, card })];
       }
@@ -217,20 +253,22 @@ export class ChatSessionModel {
       }
       case "turnEnd": {
         this.openText = null;
+        this.openThinking = null;
         this.status.running = false;
-        if (event.usage) {
-          this.status.usage = {
-            inputTokens: this.status.usage.inputTokens + event.usage.inputTokens,
-            outputTokens: this.status.usage.outputTokens + event.usage.outputTokens,
-          };
-        }
         const ops: ViewOp[] = [];
-        if (!this.turnHadText && event.text) {
+        if (!this.turnHadText && event.text && !event.error) {
           ops.push(this.add({ type: "assistant", id: this.nextId("a"), text: event.text }));
         }
-        const stop = describeStop(event.stopReason);
+        const stop = event.error ? event.error.message : describeStop(event.stopReason);
         if (stop) {
-          ops.push(...this.notice(stop, event.stopReason === "cancelled" ? "info" : "warning"));
+          const level = event.error ? "error" : event.stopReason === "cancelled" ? "info" : "warning";
+          ops.push(...this.notice(stop, level));
+        }
+        if (event.usage) {
+          this.addUsage(event.usage);
+          if (event.usage.inputTokens + event.usage.outputTokens + (event.usage.cacheReadTokens ?? 0) > 0) {
+            ops.push(this.add({ type: "usage", id: this.nextId("c"), text: usageLine(event.usage) }));
+          }
         }
         ops.push({ op: "status", status: { ...this.status } });
         return ops;

@@ -27,9 +27,31 @@ export const EXPERIMENTAL_CAPABILITIES = {
 export const MODES = ["default", "acceptEdits", "plan", "auto", "bypassPermissions"] as const;
 export type Mode = (typeof MODES)[number];
 
-export interface Usage {
+/** Tokens of a series of model requests and their estimated cost (`costUsd` null: a model with no known price). */
+export interface UsageTotals {
+  /** Plain input (billed at the input price); cache reads and writes are counted apart. */
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  costUsd?: number | null;
+}
+
+/** `turnEnd`'s usage: the turn's totals, the session's, and how full the context window is. */
+export interface Usage extends UsageTotals {
+  session?: UsageTotals;
+  contextTokens?: number;
+  contextWindow?: number;
+}
+
+/**
+ * Why a turn failed, in words the user can act on. `noApiKey` and `apiKey` mean the key is missing or
+ * refused (offer to set it); `model` an unknown model; others: forbidden, billing, rateLimited, overloaded,
+ * server, network, badRequest, stream, other.
+ */
+export interface TurnError {
+  kind: string;
+  message: string;
 }
 
 export interface Todo {
@@ -63,12 +85,13 @@ export type ChatEvent = ChatBase &
   (
     | { kind: "turnStart"; prompt: string }
     | { kind: "text"; text: string }
+    | { kind: "thinking"; text: string }
     | { kind: "retry"; reason: string }
     | { kind: "toolStart"; toolUseId: string; name: string; summary: string; parentToolUseId?: string }
     | { kind: "toolProgress"; toolUseId: string; message: string; parentToolUseId?: string }
     | { kind: "toolResult"; toolUseId: string; isError: boolean; preview: string; parentToolUseId?: string }
     | { kind: "permission"; toolUseId: string; decision: string; parentToolUseId?: string }
-    | { kind: "turnEnd"; stopReason: string; text: string; usage?: Usage }
+    | { kind: "turnEnd"; stopReason: string; text: string; usage?: Usage; error?: TurnError }
     | { kind: "todos"; todos: Todo[] }
     | { kind: "background"; tasks: BackgroundTask[] }
     | { kind: "mode"; mode: string }
@@ -125,6 +148,8 @@ export interface AskResult {
   sessionId: string;
   stopReason: string;
   text: string;
+  usage?: Usage;
+  error?: TurnError;
 }
 
 /** One entry of `handrail.permissions`' `inactive` list (a rule or a setting). */

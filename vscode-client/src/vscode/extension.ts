@@ -4,10 +4,10 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { ChatController } from "../logic/chatController";
+import { ChatController, KEY_FAILURES } from "../logic/chatController";
 import { diagnosticsParams, shouldForward } from "../logic/diagnostics";
 import type { HandrailCommands } from "../logic/handlers";
-import { DIAGNOSTICS, DID_CHANGE_TRUST, MODES, type ChatEvent, type McpServerStatus } from "../logic/protocol";
+import { DIAGNOSTICS, DID_CHANGE_TRUST, MODES, type ChatEvent, type McpServerStatus, type TurnError } from "../logic/protocol";
 import { promptWithSelection } from "../logic/selection";
 import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
 import { auditLogPath } from "../logic/statePaths";
@@ -19,6 +19,8 @@ import { ServerClient } from "./serverClient";
 import { StatusBar } from "./statusBar";
 
 const API_KEY_SECRET = "handrail.apiKey";
+const SET_API_KEY = "Set API Key";
+const OPEN_SETTINGS = "Open Settings";
 const RESTART_SETTINGS = ["handrail.server", "handrail.maxToolConcurrency"]; // model and baseUrl are read per turn
 
 function errorText(error: unknown): string {
@@ -80,7 +82,21 @@ export function activate(context: vscode.ExtensionContext): void {
     newSessionId: () => randomUUID(),
     approveProject,
     statusChanged: (status) => statusBar.update(status),
+    turnFailed: (error) => void offerFix(error),
   });
+
+  /** A failed turn's message, with the fix this extension can run: set the key, or open the model setting. */
+  const offerFix = async (error: TurnError): Promise<void> => {
+    if (KEY_FAILURES.includes(error.kind)) {
+      if ((await vscode.window.showErrorMessage(`handrail: ${error.message}`, SET_API_KEY)) === SET_API_KEY) {
+        await vscode.commands.executeCommand("handrail.chat.setApiKey");
+      }
+    } else if (error.kind === "model") {
+      if ((await vscode.window.showErrorMessage(`handrail: ${error.message}`, OPEN_SETTINGS)) === OPEN_SETTINGS) {
+        await vscode.commands.executeCommand("workbench.action.openSettings", "handrail.model");
+      }
+    }
+  };
 
   const settings = async (): Promise<LaunchSettings> => {
     const config = vscode.workspace.getConfiguration("handrail");

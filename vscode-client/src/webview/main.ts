@@ -99,6 +99,18 @@ function entryNode(entry: Entry): HTMLElement {
       node.innerHTML = renderMarkdown(entry.text); // safe: renderMarkdown escapes all input
       return node;
     }
+    case "thinking": {
+      // folded: the model's reasoning is there to look at, not to read through
+      const node = el("details", "entry thinking");
+      node.dataset.id = entry.id;
+      node.append(el("summary", undefined, "Thinking"), el("div", "body", entry.text));
+      return node;
+    }
+    case "usage": {
+      const node = el("div", "entry usage", entry.text);
+      node.dataset.id = entry.id;
+      return node;
+    }
     case "tool":
       return toolNode(entry.card);
     case "notice": {
@@ -219,6 +231,13 @@ function apply(op: ViewOp): void {
         if (stick) {
           transcript.scrollTop = transcript.scrollHeight;
         }
+      }
+      return;
+    }
+    case "appendThinking": {
+      const body = find(op.id)?.querySelector(":scope > .body");
+      if (body) {
+        body.textContent = (body.textContent ?? "") + op.text;
       }
       return;
     }

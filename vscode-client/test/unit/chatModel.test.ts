@@ -8,11 +8,11 @@ function run(model: ChatSessionModel): ViewOp[] {
   return recordedStream().flatMap((e) => model.apply(e));
 }
 
-test("the recorded stream becomes user, assistant, tool and notice entries in order", () => {
+test("the recorded stream becomes user, assistant, tool, usage and notice entries in order", () => {
   const model = new ChatSessionModel("recorded-session");
   run(model);
   const types = model.entries.map((e) => e.type);
-  assert.deepEqual(types.slice(0, 6), ["user", "assistant", "tool", "tool", "assistant", "user"]);
+  assert.deepEqual(types.slice(0, 7), ["user", "assistant", "tool", "tool", "assistant", "usage", "user"]);
   const first = model.entries[1];
   assert.ok(first.type === "assistant" && first.text === "Reading it.");
 });
@@ -58,7 +58,8 @@ test("todos, mode and usage from the contract's newer kinds", () => {
   run(model);
   assert.deepEqual(model.todos.map((t) => t.status), ["completed", "in_progress", "pending"]);
   assert.equal(model.status.mode, "plan");
-  assert.deepEqual(model.status.usage, { inputTokens: 2150, outputTokens: 124 });
+  assert.equal(model.status.usage.inputTokens, 2150);
+  assert.equal(model.status.usage.outputTokens, 124);
   assert.equal(model.status.running, true, "the last recorded turn is still running");
   assert.equal(model.title, "Say hi instead of hello");
 });
@@ -130,4 +131,43 @@ test("the snapshot is a copy that later events do not change", () => {
   model.apply({ sessionId: "recorded-session", kind: "text", text: "more" });
   assert.ok(snap.op === "reset");
   assert.equal(snap.entries.length, model.entries.length - 1);
+});
+
+test("thinking streams into a folded block of its own; text after it opens a new block", () => {
+  const model = new ChatSessionModel("s");
+  const ops = [
+    ...model.apply({ sessionId: "s", kind: "turnStart", prompt: "hi" }),
+    ...model.apply({ sessionId: "s", kind: "thinking", text: "Let me " }),
+    ...model.apply({ sessionId: "s", kind: "thinking", text: "look." }),
+    ...model.apply({ sessionId: "s", kind: "text", text: "Looking." }),
+    ...model.apply({ sessionId: "s", kind: "toolStart", toolUseId: "t1", name: "Read", summary: "Read a" }),
+    ...model.apply({ sessionId: "s", kind: "thinking", text: "Found it." }),
+  ];
+  assert.deepEqual(ops.map((o) => o.op), ["entry", "status", "entry", "appendThinking", "entry", "entry", "entry"]);
+  assert.deepEqual(ops[3], { op: "appendThinking", id: "k-2", text: "look." });
+  const thinking = model.entries.filter((e) => e.type === "thinking").map((e) => e.type === "thinking" && e.text);
+  assert.deepEqual(thinking, ["Let me look.", "Found it."]);
+});
+
+test("a turn's usage is a line under it; the status keeps the session's totals and the context", () => {
+  const model = new ChatSessionModel("s");
+  model.apply({ sessionId: "s", kind: "turnStart", prompt: "hi" });
+  const session = { inputTokens: 30, outputTokens: 500, cacheReadTokens: 90_000, cacheWriteTokens: 12_000, costUsd: 0.052 };
+  const usage = { inputTokens: 10, outputTokens: 200, cacheReadTokens: 40_000, cacheWriteTokens: 2_000, costUsd: 0.0123,
+    session, contextTokens: 42_210, contextWindow: 200_000 };
+  const ops = model.apply({ sessionId: "s", kind: "turnEnd", stopReason: "end_turn", text: "done", usage });
+  const line = ops.find((o) => o.op === "entry" && o.entry.type === "usage");
+  assert.ok(line?.op === "entry" && line.entry.type === "usage");
+  assert.equal(line.entry.text, "42k input tokens (40k from the cache, 2.0k written to it) · 200 output · about $0.012 · context 21% of 200k");
+  assert.deepEqual(model.status.usage, { ...session, contextTokens: 42_210, contextWindow: 200_000 });
+});
+
+test("a failed turn shows the server's sentence as an error, not as the assistant's answer", () => {
+  const model = new ChatSessionModel("s");
+  model.apply({ sessionId: "s", kind: "turnStart", prompt: "hi" });
+  const error = { kind: "noApiKey", message: "No API key is set for the model. Set the ANTHROPIC_API_KEY environment variable." };
+  model.apply({ sessionId: "s", kind: "turnEnd", stopReason: "error", text: error.message, error });
+  assert.deepEqual(model.entries.map((e) => e.type), ["user", "notice"]);
+  const notice = model.entries[1];
+  assert.ok(notice.type === "notice" && notice.level === "error" && notice.text === error.message);
 });

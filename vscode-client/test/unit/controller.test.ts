@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChatController, asWebviewMessage, type ChatHost } from "../../src/logic/chatController";
 import type { Status, ViewOp } from "../../src/logic/chatModel";
-import type { AskResult } from "../../src/logic/protocol";
+import type { AskResult, TurnError } from "../../src/logic/protocol";
 import { recordedStream } from "./fixtures";
 
 class Host implements ChatHost {
@@ -26,6 +26,8 @@ class Host implements ChatHost {
   newSessionId() { this.ids += 1; return `session-${this.ids}`; }
   approveProject() { this.approvals += 1; return Promise.resolve(); }
   statusChanged(status: Status) { this.statuses.push(status); }
+  failures: TurnError[] = [];
+  turnFailed(error: TurnError) { this.failures.push(error); }
 }
 
 test("the view's messages drive asks in the current session, stop and approval", async () => {
@@ -136,4 +138,15 @@ test("webview messages are validated", () => {
   assert.equal(asWebviewMessage({ type: "ask", prompt: 3 }), null);
   assert.equal(asWebviewMessage({ type: "eval", code: "x" }), null);
   assert.equal(asWebviewMessage("ready"), null);
+});
+
+test("a failed turn reaches the host, which can offer its fix (the key, the model setting)", () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  const id = chat.current.sessionId;
+  chat.handleEvent({ sessionId: id, kind: "turnStart", prompt: "hi" });
+  const error = { kind: "apiKey", message: "The model API refused the API key (401 authentication_error: invalid x-api-key)." };
+  chat.handleEvent({ sessionId: id, kind: "turnEnd", stopReason: "error", text: error.message, error });
+  chat.handleEvent({ sessionId: id, kind: "turnEnd", stopReason: "end_turn", text: "fine" });
+  assert.deepEqual(host.failures, [error]);
 });

@@ -5,7 +5,7 @@ import { diagnosticsParams, shouldForward } from "../../src/logic/diagnostics";
 import { promptWithSelection } from "../../src/logic/selection";
 import { buildLaunch, splitCommandLine, type LaunchSettings } from "../../src/logic/serverLaunch";
 import { auditLogPath } from "../../src/logic/statePaths";
-import { formatTokens, statusText, statusTooltip } from "../../src/logic/status";
+import { formatCost, formatTokens, statusText, statusTooltip, usageLine } from "../../src/logic/status";
 import { chatHtml } from "../../src/logic/webviewHtml";
 
 const SETTINGS: LaunchSettings = { command: "handrail lsp", pythonPath: "", model: "", baseUrl: "", maxToolConcurrency: 0, workspaceTrusted: false };
@@ -80,4 +80,24 @@ test("the webview shell has a strict CSP: only the nonce'd script runs", () => {
   assert.match(html, /script-src 'nonce-N0nce'/);
   assert.ok(!html.includes("unsafe-inline") && !html.includes("unsafe-eval"));
   assert.match(html, /<script nonce="N0nce" src="s.js">/);
+});
+
+test("costs read as money: dollars with two decimals, small amounts with two significant figures", () => {
+  assert.equal(formatCost(1.234), "$1.23");
+  assert.equal(formatCost(0.25), "$0.25");
+  assert.equal(formatCost(0.0123), "$0.012");
+  assert.equal(formatCost(0.01), "$0.01");
+  assert.equal(formatCost(0), "$0");
+  assert.equal(formatCost(0.00001), "< $0.0001");
+});
+
+test("the status bar adds the session's cost and how full the context is; the tooltip says the cache's share", () => {
+  const usage = { inputTokens: 100, outputTokens: 2_100, cacheReadTokens: 40_000, cacheWriteTokens: 5_000, costUsd: 0.0412,
+    contextTokens: 46_000, contextWindow: 200_000 };
+  const status = { sessionId: "s", running: false, mode: "default", usage, backgroundRunning: 0 };
+  assert.equal(statusText(status, "running"), "$(hubot) handrail: Default · 45k↑ 2.1k↓ · $0.041 · 23%");
+  assert.match(statusTooltip(status), /45100 input \(40000 read from the prompt cache, 5000 written to it\) \/ 2100 output tokens, about \$0\.041; context 23% full \(46k of 200k tokens\)/);
+  const unpriced = { ...status, usage: { ...usage, costUsd: null } };
+  assert.equal(statusText(unpriced, "running"), "$(hubot) handrail: Default · 45k↑ 2.1k↓ · 23%");
+  assert.equal(usageLine({ inputTokens: 5, outputTokens: 7 }), "5 input tokens · 7 output");
 });

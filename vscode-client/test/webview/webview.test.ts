@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { ChatController } from "../../src/logic/chatController";
 import type { ViewOp } from "../../src/logic/chatModel";
+import type { ChatEvent } from "../../src/logic/protocol";
 import { chatHtml } from "../../src/logic/webviewHtml";
 import { recordedStream } from "../unit/fixtures";
 
@@ -164,4 +165,37 @@ test("keyboard: Enter sends the prompt, Escape stops", { skip }, async () => {
   const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
   assert.deepEqual(posted, [{ type: "ask", prompt: "Run the tests" }, { type: "stop" }]);
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "");
+});
+
+test("thinking is folded, a turn's usage is a line under it, a failure is an error notice", { skip }, async () => {
+  const posted: ViewOp[] = [];
+  const controller = new ChatController({
+    post: (op) => posted.push(op), commands: () => Promise.resolve(null), newSessionId: () => "thinking-session",
+    approveProject: () => Promise.resolve(), statusChanged: () => undefined,
+  });
+  controller.redraw();
+  const events: ChatEvent[] = [
+    { sessionId: "thinking-session", kind: "turnStart", prompt: "What is in notes.txt?" },
+    { sessionId: "thinking-session", kind: "thinking", text: "The user wants the file; " },
+    { sessionId: "thinking-session", kind: "thinking", text: "<b>read</b> it first." },
+    { sessionId: "thinking-session", kind: "text", text: "It lists **alpha**." },
+    { sessionId: "thinking-session", kind: "turnEnd", stopReason: "end_turn", text: "It lists **alpha**.", usage: {
+      inputTokens: 12, outputTokens: 340, cacheReadTokens: 9_800, cacheWriteTokens: 600, costUsd: 0.0057,
+      contextTokens: 10_750, contextWindow: 200_000 } },
+    { sessionId: "thinking-session", kind: "turnStart", prompt: "And now?" },
+    { sessionId: "thinking-session", kind: "turnEnd", stopReason: "error", text: "No API key is set for the model.",
+      error: { kind: "noApiKey", message: "No API key is set for the model." } },
+  ];
+  events.forEach((event) => controller.handleEvent(event));
+  await page.evaluate((list) => list.forEach((op) => window.postMessage(op, "*")), posted);
+  await page.waitForSelector(".entry.notice.error");
+  const thinking = await page.$eval(".entry.thinking", (d) => ({
+    open: (d as HTMLDetailsElement).open, summary: d.querySelector("summary")?.textContent, body: d.querySelector(".body")?.textContent,
+    bold: d.querySelectorAll("b").length,
+  }));
+  assert.deepEqual(thinking, { open: false, summary: "Thinking", body: "The user wants the file; <b>read</b> it first.", bold: 0 });
+  const usage = await page.$$eval(".entry.usage", (n) => n.map((x) => x.textContent));
+  assert.deepEqual(usage, ["10k input tokens (9.8k from the cache, 600 written to it) · 340 output · about $0.0057 · context 5% of 200k"]);
+  assert.deepEqual(await page.$$eval(".entry.notice.error", (n) => n.map((x) => x.textContent)), ["No API key is set for the model."]);
+  await page.screenshot({ path: path.join(REPORT, "webview-thinking.png"), fullPage: true });
 });
