@@ -174,6 +174,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     if ls.shutting_down:
         end_progress(ls, token, "cancelled")
         return {"sessionId": session.id, "stopReason": "cancelled", "text": ""}
+
     def turn_usage() -> dict[str, Any]:
         return usage.as_json(session.context_tokens, settings.model.context_window)
 
