@@ -269,6 +269,12 @@ def server_env(base_url: str, state_dir: Path) -> dict[str, str]:
     }
 
 
+def system_text(request: dict[str, Any]) -> str:
+    """A model request's system prompt as text (it is sent as text blocks when marked for caching)."""
+    system = request.get("system") or ""
+    return system if isinstance(system, str) else "".join(block.get("text", "") for block in system)
+
+
 def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     """The tool_result blocks of the last user message of a model request."""
     content = request["messages"][-1]["content"]

@@ -9,7 +9,7 @@ from typing import Any
 from handrail.fake_model import Conversations, FakeModel, Hold, Reply, Text, ToolUse
 from handrail.tools.builtin_agents import EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT
 from handrail.tools.results import result_text
-from tests.e2e.editor import Editor, tool_results
+from tests.e2e.editor import Editor, system_text, tool_results
 
 
 def task(description: str, prompt: str, agent: str | None = None) -> ToolUse:
@@ -66,7 +66,7 @@ async def test_two_parallel_subagents_return_in_the_models_order(
     assert not any(r.get("is_error") for r in results)
 
     (explore,) = requests_of(model, "Find alpha")
-    assert explore["system"].startswith(EXPLORE_PROMPT)
+    assert system_text(explore).startswith(EXPLORE_PROMPT)
     assert tool_names(explore) == ["Bash", "Glob", "Grep", "Read", "WebFetch"]
     # the sub-agent's tool call shows under its Task call, its text does not stream
     read_start = next(e for e in editor.chat if e["kind"] == "toolStart" and e["name"] == "Read")
@@ -122,8 +122,8 @@ async def test_general_purpose_agents_never_get_task(editor: Editor, model: Fake
     (child,) = requests_of(model, "Sub work")
     assert "Task" in tool_names(parent) and "TodoWrite" in tool_names(parent)
     assert "Task" not in tool_names(child) and "Read" in tool_names(child)
-    assert child["system"].startswith(GENERAL_PURPOSE_PROMPT)
-    assert "Use British spelling." in child["system"] and "Use British spelling." in parent["system"]
+    assert system_text(child).startswith(GENERAL_PURPOSE_PROMPT)
+    assert "Use British spelling." in system_text(child) and "Use British spelling." in system_text(parent)
 
 
 async def test_agent_types_are_found_whatever_their_case(editor: Editor, model: FakeModel) -> None:
@@ -139,7 +139,7 @@ async def test_agent_types_are_found_whatever_their_case(editor: Editor, model: 
         result_text(unknown)
     )
     (scanned,) = tool_results(after_explore)
-    assert result_text(scanned) == "scanned" and requests_of(model, "Scan")[0]["system"].startswith(EXPLORE_PROMPT)
+    assert result_text(scanned) == "scanned" and system_text(requests_of(model, "Scan")[0]).startswith(EXPLORE_PROMPT)
 
 
 async def test_cancel_reaches_a_running_subagent(editor: Editor, model: FakeModel) -> None:
@@ -242,7 +242,7 @@ async def test_custom_project_agent_gets_its_tools_and_prompt(
     (child,) = requests_of(model, "Review app.py")
     assert tool_names(child) == ["Grep", "Read"]  # Task is never given to a sub-agent
     assert child["model"] == "claude-haiku-5-5" and parent["model"] != child["model"]
-    assert child["system"].startswith("You review code. Report bugs with file and line.")
+    assert system_text(child).startswith("You review code. Report bugs with file and line.")
     lines = [e["message"] for e in editor.chat if e["kind"] == "toolProgress" and e["toolUseId"] == call.id]
     assert lines == ["not available to the reviewer agent: Task"]
     (report,) = tool_results(model.requests[-1])

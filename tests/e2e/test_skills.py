@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
-from tests.e2e.editor import Editor, tool_results
+from tests.e2e.editor import Editor, system_text, tool_results
 
 SKILL = """---
 name: release
@@ -46,15 +46,15 @@ async def test_a_project_skill_is_inactive_until_the_workspace_is_trusted(
     model.add(Reply.of(Text("no skills here")))
     await editor.ask("cut a release")
     (untrusted,) = model.requests
-    assert "Skill" not in _tool_names(untrusted) and "release" not in untrusted["system"]
+    assert "Skill" not in _tool_names(untrusted) and "release" not in system_text(untrusted)
 
     editor.client.protocol.notify("handrail/didChangeTrust", {"trusted": True})
     model.add(Reply.of(ToolUse("Skill", {"skill": "release", "args": "1.2"})), Reply.of(Text("following it")))
     await editor.ask("cut a release")
     trusted, after = model.requests[1:]
     assert "Skill" in _tool_names(trusted)
-    assert "- release: Cut a release of this project" in trusted["system"]
-    assert "Never push tags" not in trusted["system"]  # names and descriptions only, until invoked
+    assert "- release: Cut a release of this project" in system_text(trusted)
+    assert "Never push tags" not in system_text(trusted)  # names and descriptions only, until invoked
     (loaded,) = tool_results(after)
     text = result_text(loaded)
     assert not loaded.get("is_error")

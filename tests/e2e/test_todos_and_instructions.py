@@ -6,7 +6,7 @@ from pathlib import Path
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
-from tests.e2e.editor import Editor, tool_results
+from tests.e2e.editor import Editor, system_text, tool_results
 
 PLAN = [
     {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
@@ -55,7 +55,7 @@ async def test_project_instructions_reach_the_system_prompt_and_nested_ones_join
     await editor.ask("read the package")
 
     first, second, third = model.requests
-    system = first["system"]
+    system = system_text(first)
     assert "Always answer in haiku." in system and "Never touch vendor/." in system
     assert system.index("Always answer in haiku.") < system.index("Never touch vendor/.")
     assert "pkg uses tabs." not in system
@@ -75,7 +75,7 @@ async def test_a_huge_instructions_file_is_cut_with_a_note(editor: Editor, model
     (workspace / "CLAUDE.md").write_text("rule\n" * 10_000)
     model.add(Reply.of(Text("ok")))
     await editor.ask("hello")
-    system = model.requests[0]["system"]
+    system = system_text(model.requests[0])
     assert "[… cut: 20000 of 49999 characters shown" in system
     assert len(system) < 30_000
 
