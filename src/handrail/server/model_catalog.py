@@ -67,7 +67,6 @@ MODELS: dict[str, ModelInfo] = {
     "claude-opus-5": _OPUS_5,
     "claude-opus-4-8": _OPUS_5,
     "claude-opus-4-7": ModelInfo(_prices(5, 25, 0.50), off_switch=None),
-    "claude-mythos-preview": ModelInfo(_prices(25, 125, 2.50), off_switch=None),
     "claude-opus-4-6": _OPUS_5,
     "claude-sonnet-4-6": ModelInfo(_prices(3, 15, 0.30)),
     "claude-haiku-4-5": ModelInfo(_prices(1, 5, 0.10), adaptive_thinking=False, effort=False),
