@@ -40,10 +40,6 @@ log = logging.getLogger(__name__)
 APPLY_CONFIRM_TIMEOUT = 10.0
 
 
-def _same_path(a: Path, b: Path) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 class EditorFileSystem:
     """A `WorkspaceFileSystem` backed by the LSP client's open documents and the disk."""
 
@@ -62,13 +58,21 @@ class EditorFileSystem:
         self._buffers = BufferDiskCache()
 
     def open_document(self, path: Path) -> TextDocument | None:
-        """The open document for `path`, if the editor has one."""
+        """The open document for `path`, if the editor has one: the one open under that name, else one open
+        under another name of the same file (a symbolic link, or the file a link points to). Edits go to the
+        document's own URI, the name the editor knows the file by."""
+        real = os.path.realpath(path)
+        same_file: TextDocument | None = None
         for uri, document in self._server.workspace.text_documents.items():
             fs_path = to_fs_path(uri)
-            if fs_path is not None and _same_path(Path(fs_path), path):
+            if fs_path is None:
+                continue
+            if Path(fs_path) == path:
                 found: TextDocument = document
                 return found
-        return None
+            if same_file is None and os.path.realpath(fs_path) == real:
+                same_file = document
+        return same_file
 
     async def read(self, path: Path) -> FileSnapshot:
         """The buffer's text when the document is open (with its unsaved state), else the disk's."""
@@ -115,7 +119,8 @@ class EditorFileSystem:
         document = self.open_document(path)
         if document is not None:
             return await self._write_buffer(path, document, text, base, label)
-        new_file = base is None and not await asyncio.to_thread(path.exists)
+        # a link with no file behind it yet is written through on disk, not created over in the editor
+        new_file = base is None and not await asyncio.to_thread(lambda: path.exists() or path.is_symlink())
         if new_file and self._can_create() and self._can_save():
             created = await self._create_in_editor(path, text, label)
             if created is not None:

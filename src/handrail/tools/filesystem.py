@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal, Protocol
 
-from handrail.fileio import atomic_write
+from handrail.fileio import write_target, write_through
 from handrail.tools.errors import ToolError
 
 Source = Literal["buffer", "disk"]
@@ -141,14 +141,15 @@ class DiskFileSystem:
         return {}
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
-        """Write atomically, refusing when the disk moved on since `base`."""
+        """Write (through symbolic links, keeping hard links shared), refusing when the disk moved on since `base`."""
 
         def work() -> WriteOutcome:
-            if base is not None and path.exists():
-                current = read_disk(path)
+            target = write_target(path)  # resolved once: the file checked is the file written
+            if base is not None and target.exists():
+                current = read_disk(target)
                 if current.content_hash != base.content_hash:
                     raise WriteConflictError(f"{path} changed on disk since it was read")
-            atomic_write(path, encode_text(text, base.encoding if base else "utf-8"))
+            write_through(target, encode_text(text, base.encoding if base else "utf-8"))
             return WriteOutcome(path=path, on_disk=True, in_buffer=False)
 
         return await asyncio.to_thread(work)

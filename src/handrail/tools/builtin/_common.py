@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from handrail.fileio import link_count
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.paths import resolve
 from handrail.tools.context import ToolUseContext
@@ -213,7 +214,15 @@ def diff_check(
             planned = await plan(value, ctx)
         except ToolError:
             return PermissionCheck("passthrough")
-        return PermissionCheck("passthrough", diff=plan_diff(planned, ctx.options.cwd))
+        diff = plan_diff(planned, ctx.options.cwd)
+        links = await asyncio.to_thread(link_count, planned.path) if planned.base is not None else 0
+        if links > 1:  # the write keeps them shared (in place), so it changes files the rules cannot see
+            message = (
+                f"{planned.path} has {links} hard links: the change shows under each of the file's names, "
+                "which may lie outside the workspace, so it always needs approval"
+            )
+            return PermissionCheck("ask", message, diff=diff, safety=True)
+        return PermissionCheck("passthrough", diff=diff)
 
     return check
 
