@@ -74,11 +74,12 @@ class EditorFileSystem:
                 same_file = document
         return same_file
 
-    async def read(self, path: Path) -> FileSnapshot:
-        """The buffer's text when the document is open (with its unsaved state), else the disk's."""
+    async def read(self, path: Path, *, max_bytes: int | None = None) -> FileSnapshot:
+        """The buffer's text when the document is open (with its unsaved state), else the disk's (within
+        `max_bytes`)."""
         document = self.open_document(path)
         if document is None:
-            return await self._disk.read(path)
+            return await self._disk.read(path, max_bytes=max_bytes)
         text = document.source
         disk = await asyncio.to_thread(self._buffers.view, document.uri, path, text)
         return FileSnapshot(
@@ -91,9 +92,9 @@ class EditorFileSystem:
             encoding=disk.encoding,
         )
 
-    async def read_bytes(self, path: Path) -> bytes:
+    async def read_bytes(self, path: Path, *, max_bytes: int | None = None) -> bytes:
         """The bytes on disk."""
-        return await self._disk.read_bytes(path)
+        return await self._disk.read_bytes(path, max_bytes=max_bytes)
 
     async def dirty_buffers(self) -> dict[Path, str]:
         """Open documents whose text differs from the disk, by path."""
