@@ -185,7 +185,7 @@ def _parse_stdout(stdout: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or JSON nested too deeply to read: no answer
         return {}
     return value if isinstance(value, dict) else {}
 
