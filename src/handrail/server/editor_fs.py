@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +110,18 @@ class EditorFileSystem:
             if (await asyncio.to_thread(self._buffers.view, uri, path, text)).dirty:
                 found[path] = text
         return found
+
+    async def disk_changed_under_buffers(self, paths: Sequence[Path], cause: str) -> None:
+        """A warning the editor shows (window/showMessage): the files on disk now differ from the user's buffers."""
+        names = ", ".join(str(path) for path in paths)
+        one = len(paths) == 1
+        message = (
+            f"handrail: {cause} changed {names} on disk while {'it has' if one else 'they have'} unsaved changes "
+            f"in the editor, so the file{'' if one else 's'} on disk now differ{'s' if one else ''} from your "
+            f"buffer{'' if one else 's'}. Saving keeps your text and drops the command's change; reverting keeps "
+            "the command's change and drops your unsaved text."
+        )
+        self._server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
         """Write through the editor when the document is open, else to disk.

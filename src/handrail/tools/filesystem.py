@@ -11,7 +11,7 @@ import codecs
 import hashlib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -91,6 +91,11 @@ class WorkspaceFileSystem(Protocol):
 
     async def dirty_buffers(self) -> Mapping[Path, str]:
         """Open editor buffers whose text differs from the disk (for searches to include)."""
+        ...
+
+    async def disk_changed_under_buffers(self, paths: Sequence[Path], cause: str) -> None:
+        """Tell the user that `cause` (a sentence's subject) changed these files on disk while their open
+        buffers held unsaved changes: the buffers and the disk now differ."""
         ...
 
 
@@ -179,6 +184,9 @@ class DiskFileSystem:
     async def dirty_buffers(self) -> Mapping[Path, str]:
         """No editor, no buffers."""
         return {}
+
+    async def disk_changed_under_buffers(self, paths: Sequence[Path], cause: str) -> None:
+        """No editor, no one to tell."""
 
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
         """Write (through symbolic links, keeping hard links shared), refusing when the disk moved on since `base`."""
