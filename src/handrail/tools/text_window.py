@@ -16,7 +16,7 @@ from typing import BinaryIO
 from handrail.tools.filesystem import bom_encoding, check_latin1_head, check_text_head
 from handrail.tools.text_ops import MAX_LINE_CHARS, cut_line
 
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
