@@ -1,8 +1,8 @@
 """Fetching a web page for the model: https only (but for loopback hosts), checked redirects, size and time limits.
 
 The URL's host is put in its one canonical spelling (`permissions.hosts`) before anything is decided,
-and the connection goes only to the addresses that host was resolved to when it was checked
-(`web_hosts`). HTML becomes markdown; other text is kept as it is; anything else is refused.
+and the connection goes only to the addresses the call's one lookup of that host gave and its checks
+accepted (`web_hosts`). HTML becomes markdown; other text is kept as it is; anything else is refused.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ async def _call(value: ReadInput, ctx: ToolUseContext) -> ToolResult:
 
 async def _read_binary(value: ReadInput, path: Path, exc: BinaryFileError, ctx: ToolUseContext) -> ToolResult:
     """An image or PDF by content under another name is still shown as one; other binary files are refused."""
-    head = await _bytes(ctx, path, max_bytes=None, head=True)
+    head = await _bytes(ctx, path, head=True)
     if sniff_media_type(head) is None and not is_pdf(head):
         raise read_error(path, exc) from exc
     data = await _bytes(ctx, path)
@@ -129,13 +129,12 @@ async def _read_binary(value: ReadInput, path: Path, exc: BinaryFileError, ctx: 
     return await _read_pdf(path, data, value.pages)
 
 
-async def _bytes(ctx: ToolUseContext, path: Path, *, max_bytes: int | None = MAX_BINARY_BYTES,
-                 head: bool = False) -> bytes:
+async def _bytes(ctx: ToolUseContext, path: Path, *, head: bool = False) -> bytes:
     """The file's bytes (within MAX_BINARY_BYTES), or with `head` only its first KB (to tell what it is)."""
     try:
         if head:
             return await asyncio.to_thread(_head, path)
-        return await ctx.fs.read_bytes(path, max_bytes=max_bytes)
+        return await ctx.fs.read_bytes(path, max_bytes=MAX_BINARY_BYTES)
     except FileNotFoundError as exc:
         raise ToolError(await missing_file_message(path, ctx.options.cwd)) from exc
     except FileTooLargeError as exc:
