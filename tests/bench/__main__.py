@@ -25,9 +25,11 @@ BENCHMARKS: dict[str, list[str]] = {
     "bench_server": [],
     "bench_file_tools": [],
     "bench_session": [],
+    "bench_bounds": [],
 }
 QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100", "--context-window", "20000"],
-                               "bench_file_tools": ["--files", "5000", "--megabytes", "50"]}
+                               "bench_file_tools": ["--files", "5000", "--megabytes", "50"],
+                               "bench_bounds": ["--megabytes", "20", "--hook-megabytes", "50"]}
 HEADER = ("measurement", "handrail", "side by side", "ratio", "target", "")
 
 

@@ -92,10 +92,10 @@ class BufferFileSystem(DiskFileSystem):
         buffer.version += 1
         buffer.dirty = True
 
-    async def read(self, path: Path) -> FileSnapshot:
+    async def read(self, path: Path, *, max_bytes: int | None = None) -> FileSnapshot:
         buffer = self.buffers.get(path)
         if buffer is None:
-            return await super().read(path)
+            return await super().read(path, max_bytes=max_bytes)
         return FileSnapshot(path=path, text=buffer.text, source="buffer", version=buffer.version, dirty=buffer.dirty)
 
     async def dirty_buffers(self) -> Mapping[Path, str]:

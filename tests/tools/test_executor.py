@@ -278,7 +278,7 @@ async def test_invalid_json_input_is_answered_without_running(tmp_path: Path) ->
     lab = Lab()
     bad = ToolUse("t1", "Safe", {}, input_error="Expecting value")
     outcomes = await run_tools([bad], _tools(lab), _ctx(lab, tmp_path))
-    assert outcomes[0].is_error and "not valid JSON" in str(outcomes[0].block["content"])
+    assert outcomes[0].is_error and "could not be used (Expecting value)" in str(outcomes[0].block["content"])
     assert lab.log == []
 
 

@@ -142,7 +142,7 @@ async def test_huge_file_needs_offset_and_limit(ctx: ToolUseContext, tmp_path: P
     with pytest.raises(ToolError) as info:
         await run(READ, ctx, file_path=str(path))
     message = str(info.value)
-    assert "exceeds the maximum size" in message and "10000 lines" in message
+    assert "exceeds the maximum size" in message and "(556 KB)" in message
     assert "offset and limit" in message and "Grep" in message
     assert ctx.file_state.get(path) is None
 
@@ -153,7 +153,7 @@ async def test_huge_file_needs_offset_and_limit(ctx: ToolUseContext, tmp_path: P
     record = ctx.file_state.get(path)
     assert record is not None and (record.offset, record.limit) == (9_998, 3)
     middle = await run(READ, ctx, file_path=str(path), offset=5_000, limit=2)
-    assert "Showing lines 5000-5001 of 10000" in middle
+    assert "Showing lines 5000-5001 of a 556 KB file" in middle and "offset=5002" in middle
 
 
 async def test_unicode_lines(ctx: ToolUseContext, tmp_path: Path) -> None:

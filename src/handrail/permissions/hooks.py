@@ -31,7 +31,9 @@ HookDecision = Literal["allow", "deny", "ask"]
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
 BLOCKING_EXIT_CODE = 2
-_MAX_STDERR = 4_000
+MAX_STDOUT_BYTES = 4 * 1024 * 1024  # room for a decision whose updatedInput carries a whole file
+MAX_STDERR_BYTES = 4_000
+TAIL_BYTES = 2_000  # the end of a cut output is kept too: that is where errors tend to be
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,51 @@ class _Run:
     stdout: str
     stderr: str
     timed_out: bool = False
+    stdout_cut: bool = False
+
+
+class _Capture:
+    """What a hook printed on one stream, bounded: its first `head` bytes and last TAIL_BYTES, and how much
+    there was, so a hook printing without end costs no more than that."""
+
+    def __init__(self, head: int) -> None:
+        self._limit = head
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+
+    @property
+    def cut(self) -> bool:
+        """Whether more was printed than was kept."""
+        return self.total > len(self._head) + len(self._tail)
+
+    async def drain(self, stream: asyncio.StreamReader | None) -> None:
+        """Read `stream` to its end, keeping only what fits."""
+        while stream is not None and (chunk := await stream.read(65536)):
+            self.total += len(chunk)
+            room = self._limit - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self._tail = (self._tail + chunk)[-TAIL_BYTES:]
+
+    def text(self) -> str:
+        """What was kept, with a note where the middle was cut."""
+        head = self._head.decode(errors="replace")
+        if not self.cut:
+            return head + self._tail.decode(errors="replace")
+        left_out = self.total - len(self._head) - len(self._tail)
+        return f"{head}\n… [{left_out} bytes of hook output cut] …\n{self._tail.decode(errors='replace')}"
+
+
+async def _feed(stdin: asyncio.StreamWriter | None, payload: bytes) -> None:
+    if stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a hook need not read its input
+        stdin.write(payload)
+        await stdin.drain()
+    stdin.close()
 
 
 async def _run(command: HookCommand, payload: bytes, cwd: Path) -> _Run:
@@ -114,8 +161,14 @@ async def _run(command: HookCommand, payload: bytes, cwd: Path) -> _Run:
         start_new_session=True,  # so a timeout can kill everything the hook started
         env={**os.environ, "HANDRAIL_PROJECT_DIR": str(cwd)},
     )
+    out, err = _Capture(MAX_STDOUT_BYTES), _Capture(MAX_STDERR_BYTES)
     try:
-        out, err = await asyncio.wait_for(process.communicate(payload), command.timeout)
+        await asyncio.wait_for(
+            asyncio.gather(
+                _feed(process.stdin, payload), out.drain(process.stdout), err.drain(process.stderr), process.wait()
+            ),
+            command.timeout,
+        )
     except (TimeoutError, asyncio.CancelledError) as exc:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -123,7 +176,7 @@ async def _run(command: HookCommand, payload: bytes, cwd: Path) -> _Run:
         if isinstance(exc, asyncio.CancelledError):
             raise
         return _Run(None, "", "", timed_out=True)
-    return _Run(process.returncode, out.decode(errors="replace"), err.decode(errors="replace")[:_MAX_STDERR])
+    return _Run(process.returncode, out.text(), err.text(), stdout_cut=out.cut)
 
 
 def _parse_stdout(stdout: str) -> dict[str, Any]:
@@ -132,7 +185,7 @@ def _parse_stdout(stdout: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or JSON nested too deeply to read: no answer
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -189,6 +242,12 @@ async def run_hooks(
             failures.append(
                 f"hook `{command.command}` ({command.source}) failed with exit code {run.returncode}: "
                 f"{run.stderr.strip()[:500]}"
+            )
+            continue
+        if run.stdout_cut and run.stdout.lstrip().startswith("{"):  # an answer too long to read whole
+            failures.append(
+                f"hook `{command.command}` ({command.source}) printed more than {MAX_STDOUT_BYTES} bytes; "
+                "its answer was cut, so it could not be read"
             )
             continue
         said, reason, new_input = _decision_of(_parse_stdout(run.stdout))

@@ -213,7 +213,10 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
             if check.diff is None and not check.suggestions:  # the same verdict every time: build it once
                 return context.cached(("verdict", behavior, reason), lambda: PermissionDecision(behavior, reason))
             return PermissionDecision(behavior, reason, check.diff, check.suggestions)
-        suggestions = () if reason.type == "safety_check" else check.suggestions or _suggestions(facts, cwd, targets)
+        # a safety check offers only the rules the tool itself names as settling it (WebFetch's domain rule)
+        suggestions = check.suggestions if reason.type == "safety_check" else check.suggestions or _suggestions(
+            facts, cwd, targets
+        )
         return PermissionDecision(behavior, reason, check.diff, suggestions)
 
     def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:

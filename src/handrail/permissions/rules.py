@@ -33,6 +33,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from handrail.permissions.file_rules import FileRules, MatchBehavior, call_candidates
+from handrail.permissions.hosts import HostError, canonical_domain_pattern, canonical_host
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*(?:__\*)?)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 
@@ -131,8 +132,9 @@ def _check_specifier(tool: str, spec: str) -> tuple[str, int | None] | None:
         if not spec.startswith("domain:"):
             return "a WebFetch rule looks like WebFetch(domain:example.com)", 0
         domain = spec[len("domain:") :].strip()
-        host = domain[2:] if domain.startswith("*.") else domain
-        if not host or not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9\-.]*[A-Za-z0-9])?", host) or "*" in host:
+        try:
+            canonical_host(domain[2:] if domain.startswith("*.") else domain)
+        except HostError:
             return f"'{domain}' is not a domain (write example.com or *.example.com)", len("domain:")
     return None
 
@@ -265,7 +267,8 @@ def _path_rule_matches(rule: PermissionRule, paths: Sequence[Path], cwd: Path | 
 
 
 def url_host(content: str) -> str | None:
-    """The host name of a URL (or of a bare domain), lower-cased."""
+    """The host a URL (or a bare domain) names, in the one spelling WebFetch connects to (`hosts.canonical_host`:
+    `127.1` is 127.0.0.1); a host that has none is only lower-cased."""
     text = content.strip()
     if "://" not in text:
         text = "http://" + text
@@ -273,13 +276,18 @@ def url_host(content: str) -> str | None:
         host = urlsplit(text).hostname
     except ValueError:
         return None
-    return host.lower().rstrip(".") if host else None
+    if not host:
+        return None
+    try:
+        return canonical_host(host)
+    except HostError:
+        return host.lower().rstrip(".")
 
 
 def _domain_matches(specifier: str, content: str) -> bool:
     if not specifier.startswith("domain:"):
         return content == specifier
-    domain = specifier[len("domain:") :].strip().lower()
+    domain = canonical_domain_pattern(specifier[len("domain:") :])
     host = url_host(content)
     if host is None:
         return False

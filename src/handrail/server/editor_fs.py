@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,6 @@ log = logging.getLogger(__name__)
 APPLY_CONFIRM_TIMEOUT = 10.0
 
 
-def _same_path(a: Path, b: Path) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 class EditorFileSystem:
     """A `WorkspaceFileSystem` backed by the LSP client's open documents and the disk."""
 
@@ -62,19 +58,28 @@ class EditorFileSystem:
         self._buffers = BufferDiskCache()
 
     def open_document(self, path: Path) -> TextDocument | None:
-        """The open document for `path`, if the editor has one."""
+        """The open document for `path`, if the editor has one: the one open under that name, else one open
+        under another name of the same file (a symbolic link, or the file a link points to). Edits go to the
+        document's own URI, the name the editor knows the file by."""
+        real = os.path.realpath(path)
+        same_file: TextDocument | None = None
         for uri, document in self._server.workspace.text_documents.items():
             fs_path = to_fs_path(uri)
-            if fs_path is not None and _same_path(Path(fs_path), path):
+            if fs_path is None:
+                continue
+            if Path(fs_path) == path:
                 found: TextDocument = document
                 return found
-        return None
+            if same_file is None and os.path.realpath(fs_path) == real:
+                same_file = document
+        return same_file
 
-    async def read(self, path: Path) -> FileSnapshot:
-        """The buffer's text when the document is open (with its unsaved state), else the disk's."""
+    async def read(self, path: Path, *, max_bytes: int | None = None) -> FileSnapshot:
+        """The buffer's text when the document is open (with its unsaved state), else the disk's (within
+        `max_bytes`)."""
         document = self.open_document(path)
         if document is None:
-            return await self._disk.read(path)
+            return await self._disk.read(path, max_bytes=max_bytes)
         text = document.source
         disk = await asyncio.to_thread(self._buffers.view, document.uri, path, text)
         return FileSnapshot(
@@ -87,9 +92,9 @@ class EditorFileSystem:
             encoding=disk.encoding,
         )
 
-    async def read_bytes(self, path: Path) -> bytes:
+    async def read_bytes(self, path: Path, *, max_bytes: int | None = None) -> bytes:
         """The bytes on disk."""
-        return await self._disk.read_bytes(path)
+        return await self._disk.read_bytes(path, max_bytes=max_bytes)
 
     async def dirty_buffers(self) -> dict[Path, str]:
         """Open documents whose text differs from the disk, by path."""
@@ -106,6 +111,18 @@ class EditorFileSystem:
                 found[path] = text
         return found
 
+    async def disk_changed_under_buffers(self, paths: Sequence[Path], cause: str) -> None:
+        """A warning the editor shows (window/showMessage): the files on disk now differ from the user's buffers."""
+        names = ", ".join(str(path) for path in paths)
+        one = len(paths) == 1
+        message = (
+            f"handrail: {cause} changed {names} on disk while {'it has' if one else 'they have'} unsaved changes "
+            f"in the editor, so the file{'' if one else 's'} on disk now differ{'s' if one else ''} from your "
+            f"buffer{'' if one else 's'}. Saving keeps your text and drops the command's change; reverting keeps "
+            "the command's change and drops your unsaved text."
+        )
+        self._server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
     async def write(self, path: Path, text: str, *, base: FileSnapshot | None, label: str) -> WriteOutcome:
         """Write through the editor when the document is open, else to disk.
 
@@ -115,7 +132,8 @@ class EditorFileSystem:
         document = self.open_document(path)
         if document is not None:
             return await self._write_buffer(path, document, text, base, label)
-        new_file = base is None and not await asyncio.to_thread(path.exists)
+        # a link with no file behind it yet is written through on disk, not created over in the editor
+        new_file = base is None and not await asyncio.to_thread(lambda: path.exists() or path.is_symlink())
         if new_file and self._can_create() and self._can_save():
             created = await self._create_in_editor(path, text, label)
             if created is not None:

@@ -10,11 +10,11 @@ its block completes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from handrail.tools.execution import ToolUse
+from handrail.tools.tool_input import MAX_INPUT_CHARS, decode_tool_input, too_long
 
 # blocks whose input arrives as input_json_delta pieces
 _INPUT_BLOCKS = ("tool_use", "server_tool_use")
@@ -22,14 +22,10 @@ _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens",
 
 
 def strict_tool_use(block_id: str, name: str, raw: str) -> ToolUse:
-    """A tool_use whose input is parsed strictly from the streamed JSON text."""
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        return ToolUse(block_id, name, {}, input_error=str(exc))
-    if not isinstance(value, dict):
-        return ToolUse(block_id, name, {}, input_error="the input is not a JSON object")
-    return ToolUse(block_id, name, value)
+    """A tool_use whose input is parsed strictly from the streamed JSON text, within `tool_input`'s bounds
+    (an input past them comes as `{}` with `input_error` saying why)."""
+    value, error = decode_tool_input(raw)
+    return ToolUse(block_id, name, value, input_error=error)
 
 
 def as_param(block: dict[str, Any]) -> dict[str, Any]:
@@ -88,6 +84,7 @@ class MessageBuilder:
         self._blocks: dict[int, dict[str, Any]] = {}
         self._complete: set[int] = set()
         self._json: dict[int, list[str]] = {}
+        self._json_size: dict[int, int] = {}
         self.stop_reason: str | None = None
         self.usage = dict.fromkeys(_USAGE_FIELDS, 0)
 
@@ -98,7 +95,11 @@ class MessageBuilder:
         if kind == "content_block_delta":
             self._delta(_field(event, "index", int), _field(event, "delta", dict))
         elif kind == "content_block_start":
-            self._blocks[_field(event, "index", int)] = _without_nulls(_field(event, "content_block", dict))
+            try:
+                block = _without_nulls(_field(event, "content_block", dict))
+            except RecursionError:
+                raise ValueError("a content block nested too deeply to read") from None
+            self._blocks[_field(event, "index", int)] = block
         elif kind == "content_block_stop":
             self._stop(_field(event, "index", int))
         elif kind == "message_start":
@@ -118,7 +119,12 @@ class MessageBuilder:
             block["text"] = block.get("text", "") + text
             self._on_text(text)
         elif kind == "input_json_delta":
-            self._json.setdefault(index, []).append(_field(delta, "partial_json", str))
+            piece = _field(delta, "partial_json", str)
+            size = self._json_size[index] = self._json_size.get(index, 0) + len(piece)
+            if size <= MAX_INPUT_CHARS:
+                self._json.setdefault(index, []).append(piece)
+            else:  # it will be refused: hold none of it
+                self._json.pop(index, None)
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(_without_nulls(_field(delta, "citation", dict)))
         elif kind == "thinking_delta":
@@ -134,7 +140,11 @@ class MessageBuilder:
             self._complete.add(index)
         if block is None or block.get("type") not in _INPUT_BLOCKS:
             return
-        use = strict_tool_use(_field(block, "id", str), _field(block, "name", str), "".join(self._json.pop(index, [])))
+        block_id, name, raw = _field(block, "id", str), _field(block, "name", str), "".join(self._json.pop(index, []))
+        size = self._json_size.pop(index, 0)
+        use = strict_tool_use(block_id, name, raw) if size <= MAX_INPUT_CHARS else ToolUse(
+            block_id, name, {}, input_error=too_long(size)
+        )
         block["input"] = use.input  # {} when it did not parse (a response cut at max_tokens)
         if block["type"] == "tool_use":
             self._on_tool_use(use)

@@ -29,7 +29,45 @@ INTERRUPTED_NOTE = (
 
 
 def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    """One JSON line for `record`, always: text that is not valid Unicode is escaped, and a block that cannot
+    be written at all (nested too deeply) is replaced by a note saying so, keeping its tool_use id."""
+    for candidate in (record, _writable(record)):
+        try:
+            text = json.dumps(candidate, ensure_ascii=False, default=str)
+        except (RecursionError, ValueError):
+            continue
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # an unpaired surrogate: as an escape it is valid JSON and valid UTF-8
+            text = json.dumps(candidate, default=str)
+        return text + "\n"
+    return json.dumps({"type": "note", "note": "a record could not be written"}) + "\n"
+
+
+_UNSAVED = "(this block could not be saved: it is nested too deeply)"
+
+
+def _writable_block(block: Any) -> Any:
+    try:
+        json.dumps(block, default=str)
+    except (RecursionError, ValueError):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_use":  # the ids keep the history's tool_use and tool_result pairs together
+            return {"type": "tool_use", "id": str(block.get("id")), "name": str(block.get("name")), "input": {}}
+        if kind == "tool_result":
+            return {"type": "tool_result", "tool_use_id": str(block.get("tool_use_id")), "content": _UNSAVED,
+                    "is_error": True}
+        return {"type": "text", "text": _UNSAVED}
+    return block
+
+
+def _writable(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with each message block that cannot be written as JSON replaced by a note."""
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return {"type": "note", "note": "a record could not be written"}
+    blocks = [_writable_block(block) for block in content_blocks(message)]
+    return {**record, "message": {"role": str(message.get("role")), "content": blocks}}
 
 
 class Transcript:

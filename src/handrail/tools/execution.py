@@ -22,6 +22,7 @@ from handrail.tools.permission_flow import authorize, post_tool_use
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
 from handrail.tools.results import limit_result, result_text
+from handrail.tools.tool_input import input_problem
 
 log = logging.getLogger(__name__)
 
@@ -105,16 +106,17 @@ async def run_tool_use(
         message = f"No such tool available: {use.name}. Available tools: {names}"
         return _finish(ctx, CallOutcome(error_block(use.id, message)))
     ctx = ctx.for_call(use.id)
-    if use.input_error is not None:
+    problem = use.input_error or input_problem(use.input)  # whatever made the input, bounded before use
+    if problem is not None:
         ctx.progress.tool_started(use.id, tool.name, tool.name)
-        message = f"The input of this {tool.name} call was not valid JSON ({use.input_error}); it did not run."
+        message = f"The input of this {tool.name} call could not be used ({problem}); it did not run."
         return _finish(ctx, CallOutcome(error_block(use.id, message)))
     try:
         value = parse_input(tool, use.input)
     except ValidationError as exc:
         ctx.progress.tool_started(use.id, tool.name, tool.name)
         return _finish(ctx, CallOutcome(error_block(use.id, format_validation_error(tool.name, exc))))
-    ctx.progress.tool_started(use.id, tool.name, tool.summary(value) or tool.name)
+    ctx.progress.tool_started(use.id, tool.name, _summary(tool, value))
     new_rule: PermissionRule | None = None
     ran = False
     try:
@@ -142,6 +144,15 @@ async def run_tool_use(
         log.exception("tool %s crashed", tool.name)
         message = f"{tool.name} failed: {type(exc).__name__}: {exc}"
         return _finish(ctx, CallOutcome(error_block(use.id, message), new_rule, ran=ran))
+
+
+def _summary(tool: Tool[Any], value: BaseModel) -> str:
+    """The tool's one-line summary of the call; its name when the summary fails (it must not lose the call)."""
+    try:
+        return tool.summary(value) or tool.name
+    except Exception:
+        log.exception("the summary of a %s call failed", tool.name)
+        return tool.name
 
 
 def _finish(ctx: ToolUseContext, outcome: CallOutcome) -> CallOutcome:

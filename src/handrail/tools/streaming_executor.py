@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,6 +35,7 @@ ABORT_MESSAGES: dict[AbortReason, str] = {
 }
 
 ContextSource = ToolUseContext | Callable[[], ToolUseContext]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -212,6 +214,11 @@ class StreamingToolExecutor:
             outcome = await run_tool_use(call.use, self._tools, ctx, on_call_start=mark_calling)
         except asyncio.CancelledError:
             outcome = self._aborted(call, ctx)
+        except Exception as exc:  # run_tool_use answers every failure itself; this is the last line
+            log.exception("tool call %s failed outside its tool", call.use.id)
+            message = f"{call.use.name} could not be run: {type(exc).__name__}: {exc}"
+            ctx.progress.tool_finished(call.use.id, is_error=True, text=message)
+            outcome = CallOutcome(error_block(call.use.id, message))
         self._complete(call, outcome)
 
     def _settle(self, call: _Call, reason: AbortReason, message: str) -> None:

@@ -370,16 +370,19 @@ def candidate_lines(text: str, lines: Sequence[int], *, limit: int = 10) -> str:
 # ---------------------------------------------------------------- display
 
 
-def cut_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
-    """`line`, cut at `limit` characters with a marker saying so."""
-    if len(line) <= limit:
+def cut_line(line: str, limit: int = MAX_LINE_CHARS, *, total: int | None = None) -> str:
+    """`line`, cut at `limit` characters with a marker saying so; `total` is its whole length when `line`
+    holds only its start (a line read in part)."""
+    length = len(line) if total is None else total
+    if length <= limit:
         return line
-    return f"{line[:limit]}… [line truncated: {len(line)} characters in total]"
+    return f"{line[:limit]}… [line truncated: {length} characters in total]"
 
 
-def numbered(lines: list[str], start: int) -> str:
-    """Lines numbered like `cat -n`: the number right-aligned in 6 columns, a tab, the text."""
-    return "\n".join(f"{n:>6}\t{cut_line(line)}" for n, line in enumerate(lines, start))
+def numbered(lines: Sequence[str], start: int, *, cut: bool = True) -> str:
+    """Lines numbered like `cat -n`: the number right-aligned in 6 columns, a tab, the text (cut to
+    MAX_LINE_CHARS unless `cut` is False: lines cut already)."""
+    return "\n".join(f"{n:>6}\t{cut_line(line) if cut else line}" for n, line in enumerate(lines, start))
 
 
 def snippet(text: str, first_line: int, last_line: int, *, context: int = 4, max_lines: int = 40) -> str:

@@ -1,20 +1,25 @@
 """Fetching a web page for the model: https only (but for loopback hosts), checked redirects, size and time limits.
 
-HTML becomes markdown; other text is kept as it is; anything else is refused.
+The URL's host is put in its one canonical spelling (`permissions.hosts`) before anything is decided,
+and the connection goes only to the addresses the call's one lookup of that host gave and its checks
+accepted (`web_hosts`). HTML becomes markdown; other text is kept as it is; anything else is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from handrail.permissions.hosts import HostError, canonical_host, ip_of, is_loopback_name
+from handrail.tools.web_hosts import resolve_host
+
 if TYPE_CHECKING:
+    import httpcore2
     import httpx2
 
 MAX_URL_CHARS = 2000
@@ -29,6 +34,10 @@ HopVerdict = Literal["follow", "deny", "ask"]
 
 class FetchError(Exception):
     """The page could not be fetched or is not something the model can read; the message says why."""
+
+
+class HostRefused(FetchError):
+    """A host may not be connected to without the user's say; for a redirect, the redirect is returned instead."""
 
 
 @dataclass(frozen=True)
@@ -77,42 +86,58 @@ class PageCache:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether `host` names this machine (localhost, 127.0.0.0/8, ::1)."""
-    name = host.strip("[]").lower().rstrip(".")
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
+    """Whether `host` (any spelling) names this machine: localhost, 127.0.0.0/8, ::1."""
     try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
+        name = canonical_host(host)
+    except HostError:
         return False
+    address = ip_of(name)
+    return address.is_loopback if address is not None else is_loopback_name(name)
 
 
 def normalise_url(url: str) -> str:
-    """`url` checked and with http upgraded to https (loopback hosts keep http); raises FetchError."""
+    """`url` checked, its host in canonical form (`permissions.hosts`), http upgraded to https (loopback hosts
+    keep http); raises FetchError."""
     if len(url) > MAX_URL_CHARS:
         raise FetchError(f"The URL is longer than {MAX_URL_CHARS} characters.")
     try:
         parts = urlsplit(url.strip())
         host = parts.hostname
+        port = parts.port
     except ValueError as exc:
         raise FetchError(f"Invalid URL: {exc}") from exc
     if parts.scheme not in ("http", "https") or not host:
         raise FetchError(f"Invalid URL {url!r}: only http and https URLs with a host can be fetched.")
     if parts.username is not None or parts.password is not None:
         raise FetchError("URLs with a user name or password cannot be fetched.")
-    if parts.scheme == "http" and not is_loopback(host):
-        parts = parts._replace(scheme="https")
-    return urlunsplit(parts._replace(fragment=""))
+    try:
+        host = canonical_host(host)
+    except HostError as exc:
+        raise FetchError(f"Invalid URL {url!r}: {exc}.") from exc
+    scheme = "http" if parts.scheme == "http" and is_loopback(host) else "https"
+    netloc = _netloc_host(host)
+    if port is not None:
+        netloc += f":{port}"
+    return urlunsplit(parts._replace(scheme=scheme, netloc=netloc, fragment=""))
+
+
+def _netloc_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def host_url(host: str) -> str:
+    """The https URL of canonical `host`'s root (for matching rules against a host alone)."""
+    return f"https://{_netloc_host(host)}/"
+
+
+def url_host_of(url: str) -> str:
+    """The canonical host of a URL `normalise_url` returned."""
+    return urlsplit(url).hostname or ""
 
 
 def same_host(a: str, b: str) -> bool:
-    """Whether two URLs name the same host (ignoring a leading `www.`)."""
-
-    def host(url: str) -> str:
-        name = (urlsplit(url).hostname or "").lower()
-        return name.removeprefix("www.")
-
-    return host(a) == host(b)
+    """Whether two normalised URLs name the same host (ignoring a leading `www.`)."""
+    return url_host_of(a).removeprefix("www.") == url_host_of(b).removeprefix("www.")
 
 
 def html_to_markdown(html: str) -> str:
@@ -157,21 +182,40 @@ def _decode(data: bytes, content_type: str) -> str:
         return data.decode("utf-8", errors="replace")
 
 
+Reach = Callable[[str, bool], Awaitable[tuple[str, ...]]]
+"""(canonical host, whether it is the URL's own host rather than a redirect's) → the addresses to connect to;
+raises HostRefused or FetchError when the host may not or cannot be reached."""
+
+
+async def lookup(host: str, first: bool) -> tuple[str, ...]:
+    """A `Reach` that only looks the host up."""
+    resolved = await resolve_host(host)
+    if resolved.error is not None:
+        raise FetchError(f"{host} could not be resolved ({resolved.error}).")
+    return resolved.addresses
+
+
 async def fetch_page(
     url: str,
     hop_allowed: Callable[[str], Awaitable[HopVerdict]],
     *,
+    reach: Reach = lookup,
     max_bytes: int = MAX_BYTES,
     time_limit: float = TIME_LIMIT_SECONDS,
 ) -> Page | Redirect:
-    """Fetch `url`. A redirect to the same host is followed; one to another host only when `hop_allowed` says
-    "follow" (the permission rules allow it), else it is returned. Raises FetchError."""
+    """Fetch `url`. A redirect to the same host (or its `www.` sibling) is followed; one to another host only
+    when `hop_allowed` says "follow" (the permission rules allow it), else it is returned. Each host is looked
+    up once, through `reach`, and connected to only at the addresses it gave. Raises FetchError."""
     import httpx2
 
     current = normalise_url(url)
+    pins: dict[str, tuple[str, ...]] = {url_host_of(current): await reach(url_host_of(current), True)}
     try:
         async with asyncio.timeout(time_limit), httpx2.AsyncClient(
-            follow_redirects=False, timeout=httpx2.Timeout(time_limit), headers={"User-Agent": USER_AGENT}
+            transport=_pinned_transport(pins),
+            follow_redirects=False,
+            timeout=httpx2.Timeout(time_limit),
+            headers={"User-Agent": USER_AGENT},
         ) as client:
             for _ in range(MAX_HOPS + 1):
                 async with client.stream("GET", current, headers={"Accept": "text/html, text/*;q=0.9, */*;q=0.5"}) as r:
@@ -180,6 +224,12 @@ async def fetch_page(
                         verdict = "follow" if same_host(current, target) else await hop_allowed(target)
                         if verdict == "deny":
                             raise FetchError(f"{current} redirects to {target}, which the permission rules deny.")
+                        host = url_host_of(target)
+                        try:
+                            if verdict == "follow" and host not in pins:
+                                pins[host] = await reach(host, False)
+                        except HostRefused as exc:
+                            return Redirect(current, target, r.status_code, str(exc))
                         if verdict == "ask":
                             reason = "it is on another host, which needs its own approval"
                             return Redirect(current, target, r.status_code, reason)
@@ -191,6 +241,51 @@ async def fetch_page(
     except httpx2.HTTPError as exc:
         raise FetchError(f"Fetching {current} failed: {type(exc).__name__}: {exc}") from exc
     raise FetchError(f"{url} redirected more than {MAX_HOPS} times.")
+
+
+def _pinned_transport(pins: Mapping[str, Iterable[str]]) -> httpx2.AsyncHTTPTransport:
+    """An HTTP transport that connects to a host only at the addresses pinned for it (TLS still checks the
+    host's name): what was checked is what is reached, whatever the name resolves to by then."""
+    import httpcore2
+    import httpx2
+
+    class PinnedBackend(httpcore2.AsyncNetworkBackend):
+        def __init__(self) -> None:
+            self._inner = httpcore2.AnyIOBackend()
+
+        async def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,  # noqa: ASYNC109 (httpcore's signature)
+            local_address: str | None = None,
+            socket_options: Iterable[httpcore2.SOCKET_OPTION] | None = None,
+        ) -> httpcore2.AsyncNetworkStream:
+            addresses = tuple(pins.get(host, ()))
+            if not addresses:
+                raise httpcore2.ConnectError(f"{host} was not checked, so it is not connected to")
+            failure: Exception | None = None
+            for address in addresses:
+                try:
+                    return await self._inner.connect_tcp(
+                        address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                    )
+                except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
+                    failure = exc
+            assert failure is not None
+            raise failure
+
+        async def sleep(self, seconds: float) -> None:
+            await self._inner.sleep(seconds)
+
+    class PinnedTransport(httpx2.AsyncHTTPTransport):
+        def __init__(self) -> None:
+            super().__init__(trust_env=False)
+            self._pool = httpcore2.AsyncConnectionPool(
+                ssl_context=httpx2.create_ssl_context(), network_backend=PinnedBackend()
+            )
+
+    return PinnedTransport()
 
 
 async def _read(response: httpx2.Response, url: str, max_bytes: int) -> Page:

@@ -12,13 +12,20 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from handrail.fileio import link_count
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.paths import resolve
 from handrail.tools.context import ToolUseContext
 from handrail.tools.editor_diagnostics import write_diagnostics_note
 from handrail.tools.errors import ToolError
 from handrail.tools.file_state import ReadRecord
-from handrail.tools.filesystem import BinaryFileError, FileSnapshot, WriteConflictError, WriteOutcome
+from handrail.tools.filesystem import (
+    BinaryFileError,
+    FileSnapshot,
+    FileTooLargeError,
+    WriteConflictError,
+    WriteOutcome,
+)
 from handrail.tools.protocol import VALID, ValidationResult
 from handrail.tools.text_ops import diff_label, unified_diff
 
@@ -70,21 +77,39 @@ async def missing_file_message(path: Path, cwd: Path) -> str:
     return message
 
 
-async def read_existing(ctx: ToolUseContext, path: Path) -> FileSnapshot | None:
+MAX_EDIT_BYTES = 16 * 1024 * 1024
+"""Files on disk larger than this are not loaded to be edited (Edit, MultiEdit, Write, NotebookEdit)."""
+
+
+async def read_existing(ctx: ToolUseContext, path: Path, *, max_bytes: int = MAX_EDIT_BYTES) -> FileSnapshot | None:
     """The current snapshot of `path`, or None when it does not exist.
 
-    Directories, binary files and unreadable files raise ToolError.
+    Directories, binary files, files on disk over `max_bytes` and unreadable files raise ToolError.
     """
     try:
-        return await ctx.fs.read(path)
+        return await ctx.fs.read(path, max_bytes=max_bytes)
     except FileNotFoundError:
         return None
-    except (OSError, BinaryFileError) as exc:
+    except (OSError, BinaryFileError, FileTooLargeError) as exc:
         raise read_error(path, exc) from exc
 
 
+def size_text(size: int) -> str:
+    """A byte count as people read it: 512 bytes, 300 KB, 100.0 MB."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size // 1024} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
 def read_error(path: Path, exc: BaseException) -> ToolError:
-    """The ToolError for a failed read of `path` (directory, binary, permission and other errors)."""
+    """The ToolError for a failed read of `path` (directory, binary, too large, permission and other errors)."""
+    if isinstance(exc, FileTooLargeError):
+        return ToolError(
+            f"{path} is {size_text(exc.size)}, more than the {size_text(exc.limit)} the file tools load at once. "
+            "Read parts of it with offset and limit, search it with Grep, or change it through Bash (e.g. sed)."
+        )
     if isinstance(exc, IsADirectoryError):
         return ToolError(
             f"{path} is a directory, not a file. Use Glob to find files in it, or Bash with `ls` to list it."
@@ -213,7 +238,15 @@ def diff_check(
             planned = await plan(value, ctx)
         except ToolError:
             return PermissionCheck("passthrough")
-        return PermissionCheck("passthrough", diff=plan_diff(planned, ctx.options.cwd))
+        diff = plan_diff(planned, ctx.options.cwd)
+        links = await asyncio.to_thread(link_count, planned.path) if planned.base is not None else 0
+        if links > 1:  # the write keeps them shared (in place), so it changes files the rules cannot see
+            message = (
+                f"{planned.path} has {links} hard links: the change shows under each of the file's names, "
+                "which may lie outside the workspace, so it always needs approval"
+            )
+            return PermissionCheck("ask", message, diff=diff, safety=True)
+        return PermissionCheck("passthrough", diff=diff)
 
     return check
 

@@ -11,7 +11,13 @@ from pydantic import Field
 
 from handrail.permissions.decision import PermissionCheck
 from handrail.tools.builtin._common import ToolInput, validator, with_notes
-from handrail.tools.builtin.bash_files import known_stamps, mark_changed_files, unsaved_note
+from handrail.tools.builtin.bash_files import (
+    known_stamps,
+    mark_changed_files,
+    tell_of_changed_buffers,
+    unsaved_buffers,
+    unsaved_note,
+)
 from handrail.tools.builtin.bash_permissions import command_check, plain_verdict
 from handrail.tools.builtin.bash_workdir import (
     capturing_script,
@@ -90,7 +96,8 @@ async def _check(value: BashInput, ctx: ToolUseContext) -> None:
 async def _call(value: BashInput, ctx: ToolUseContext) -> ToolResult:
     await _check(value, ctx)
     cwd, reset_note = await asyncio.to_thread(starting_dir, ctx)
-    unsaved = await unsaved_note(ctx, cwd)
+    buffers = await unsaved_buffers(ctx)
+    unsaved = unsaved_note(buffers, cwd)
     if value.run_in_background:
         return ToolResult(with_notes(await _start_background(value, ctx, cwd), reset_note, unsaved))
     before = await known_stamps(ctx)
@@ -102,7 +109,8 @@ async def _call(value: BashInput, ctx: ToolUseContext) -> ToolResult:
             landed = await asyncio.to_thread(landed_dir, capture)
             moved_note = settle_cwd(ctx, cwd, landed)
             changed_note = await mark_changed_files(ctx, before, cwd)
-    return ToolResult(with_notes(text, reset_note, moved_note, unsaved, changed_note))
+            buffers_note = await tell_of_changed_buffers(ctx, buffers, value.command, cwd)
+    return ToolResult(with_notes(text, reset_note, moved_note, unsaved, changed_note, buffers_note))
 
 
 async def _start_background(value: BashInput, ctx: ToolUseContext, cwd: Path) -> str:

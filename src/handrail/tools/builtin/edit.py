@@ -108,7 +108,9 @@ async def plan_edits(file_path: str, edits: Sequence[EditSpec], ctx: ToolUseCont
         return EditPlan(path, current, *_applied(current.text, edits, [], stale=False))
     record = require_read(ctx, path)
     stale = not FileStateCache.matches(record, current)
-    changed = line_changes(record.text, current.text) if stale else []
+    if stale and record.text is None:  # too large to keep: what changed since the read is not known
+        raise ToolError(MODIFIED)
+    changed = line_changes(record.text, current.text) if stale and record.text is not None else []
     new_text, applied = _applied(current.text, edits, changed, stale=stale)
     return EditPlan(path, current, new_text, applied, _changed_note(changed, current) if stale else "")
 

@@ -21,22 +21,28 @@ from handrail.tools.builtin._common import (
     read_existing,
     reported_paths,
     require_absolute,
+    size_text,
     validator,
     with_notes,
 )
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-from handrail.tools.filesystem import BinaryFileError, FileSnapshot
+from handrail.tools.filesystem import BinaryFileError, FileSnapshot, FileTooLargeError
 from handrail.tools.images import ImageError, is_image_path, prepare_image, sniff_media_type
 from handrail.tools.notebooks import NotebookError, parse_notebook, render_notebook
 from handrail.tools.pdf import MAX_PAGES_PER_READ, PAGES_REQUIRED_ABOVE, PdfError, extract_pages, format_pages, is_pdf
 from handrail.tools.protocol import ToolResult, build_tool, default_result_block
-from handrail.tools.text_ops import MAX_LINE_CHARS, line_window, numbered
+from handrail.tools.text_ops import MAX_LINE_CHARS, cut_line, line_window, numbered
+from handrail.tools.text_window import read_window
 
 DEFAULT_LIMIT = 2000
 MAX_OUTPUT_CHARS = 100_000
 MAX_TEXT_CHARS = 256 * 1024
 """Text files larger than this are only read with offset/limit."""
+MAX_TEXT_BYTES = MAX_TEXT_CHARS
+"""Text files on disk larger than this are never loaded whole: a window of lines is read from them."""
+MAX_BINARY_BYTES = 32 * 1024 * 1024
+"""Images and PDFs larger than this are not loaded."""
 
 EMPTY_FILE = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
 DIRTY_NOTE = (
@@ -100,29 +106,86 @@ async def _call(value: ReadInput, ctx: ToolUseContext) -> ToolResult:
     if suffix == ".ipynb":
         return await _read_notebook(path, ctx)
     try:
-        snapshot = await ctx.fs.read(path)
+        snapshot = await ctx.fs.read(path, max_bytes=MAX_TEXT_BYTES)
     except FileNotFoundError as exc:
         raise ToolError(await missing_file_message(path, ctx.options.cwd)) from exc
+    except FileTooLargeError as exc:
+        return await _read_large(value, path, exc.size, ctx)
     except BinaryFileError as exc:
-        # An image or PDF by content under another name is still shown as one.
-        data = await _bytes(ctx, path)
-        if sniff_media_type(data) is not None:
-            return await _read_image(path, data)
-        if is_pdf(data):
-            return await _read_pdf(path, data, value.pages)
-        raise read_error(path, exc) from exc
+        return await _read_binary(value, path, exc, ctx)
     except OSError as exc:
         raise read_error(path, exc) from exc
     return _read_text(value, snapshot, ctx)
 
 
-async def _bytes(ctx: ToolUseContext, path: Path) -> bytes:
+async def _read_binary(value: ReadInput, path: Path, exc: BinaryFileError, ctx: ToolUseContext) -> ToolResult:
+    """An image or PDF by content under another name is still shown as one; other binary files are refused."""
+    head = await _bytes(ctx, path, head=True)
+    if sniff_media_type(head) is None and not is_pdf(head):
+        raise read_error(path, exc) from exc
+    data = await _bytes(ctx, path)
+    if sniff_media_type(data) is not None:
+        return await _read_image(path, data)
+    return await _read_pdf(path, data, value.pages)
+
+
+async def _bytes(ctx: ToolUseContext, path: Path, *, head: bool = False) -> bytes:
+    """The file's bytes (within MAX_BINARY_BYTES), or with `head` only its first KB (to tell what it is)."""
     try:
-        return await ctx.fs.read_bytes(path)
+        if head:
+            return await asyncio.to_thread(_head, path)
+        return await ctx.fs.read_bytes(path, max_bytes=MAX_BINARY_BYTES)
     except FileNotFoundError as exc:
         raise ToolError(await missing_file_message(path, ctx.options.cwd)) from exc
+    except FileTooLargeError as exc:
+        raise ToolError(
+            f"{path} is {size_text(exc.size)}; Read shows images and PDFs up to {size_text(exc.limit)}."
+        ) from exc
     except OSError as exc:
         raise read_error(path, exc) from exc
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(1024)
+
+
+async def _read_large(value: ReadInput, path: Path, size: int, ctx: ToolUseContext) -> ToolResult:
+    """A text file too large to load: a window of its lines, read without loading the rest."""
+    if value.offset is None and value.limit is None:
+        head = await _bytes(ctx, path, head=True)
+        if sniff_media_type(head) is not None or is_pdf(head):
+            return await _read_binary(value, path, BinaryFileError("not text"), ctx)
+        raise ToolError(
+            f"File content ({size_text(size)}) exceeds the maximum size that can be read at once "
+            f"({MAX_TEXT_BYTES // 1024} KB). Use offset and limit to read specific parts of the file "
+            "(e.g. offset=1, limit=500), or use Grep to search for specific content."
+        )
+    start = max(value.offset or 1, 1)
+    try:
+        window = await asyncio.to_thread(read_window, path, start, value.limit or DEFAULT_LIMIT)
+    except BinaryFileError as exc:
+        return await _read_binary(value, path, exc, ctx)
+    except OSError as exc:
+        raise read_error(path, exc) from exc
+    if not window.lines:
+        return ToolResult(
+            f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). "
+            f"The file has {window.line_count} lines.</system-reminder>"
+        )
+    shown = _fit(list(window.lines), start)
+    end = start + len(shown) - 1
+    ctx.file_state.record_window(path, window.mtime_ns, offset=start, limit=len(shown))
+    body = numbered(shown, start, cut=False)
+    if not window.more and len(shown) == len(window.lines):
+        return ToolResult(body)  # the file ends here
+    return ToolResult(
+        with_notes(
+            body,
+            f"(Showing lines {start}-{end} of a {size_text(window.size)} file. To read more, call Read again "
+            f"with offset={end + 1}.)",
+        )
+    )
 
 
 # ---------------------------------------------------------------- text
@@ -145,16 +208,14 @@ def _read_text(value: ReadInput, snapshot: FileSnapshot, ctx: ToolUseContext) ->
         )
 
     start = max(value.offset or 1, 1)
-    shown, total = line_window(text, start, value.limit or DEFAULT_LIMIT)
-    if not shown:
+    window, total = line_window(text, start, value.limit or DEFAULT_LIMIT)
+    if not window:
         return ToolResult(
             f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). "
             f"The file has {total} lines.</system-reminder>"
         )
-    body = numbered(shown, start)
-    if len(body) > MAX_OUTPUT_CHARS:
-        shown = _fit(shown, start)
-        body = numbered(shown, start)
+    shown = _fit([cut_line(line) for line in window], start)
+    body = numbered(shown, start, cut=False)
     end = start + len(shown) - 1
 
     if start == 1 and end == total:
@@ -168,10 +229,10 @@ def _read_text(value: ReadInput, snapshot: FileSnapshot, ctx: ToolUseContext) ->
 
 
 def _fit(lines: list[str], start: int) -> list[str]:
-    """The longest leading run of `lines` whose numbered form fits in MAX_OUTPUT_CHARS."""
+    """The longest leading run of `lines` (cut already) whose numbered form fits in MAX_OUTPUT_CHARS."""
     size = 0
     for count, line in enumerate(lines):
-        size += len(numbered([line], start + count)) + 1
+        size += len(numbered([line], start + count, cut=False)) + 1
         if size > MAX_OUTPUT_CHARS:
             return lines[: max(count, 1)]
     return lines

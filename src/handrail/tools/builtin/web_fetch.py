@@ -6,18 +6,31 @@ from pydantic import Field
 
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.pipeline import CallFacts, decide
-from handrail.permissions.rules import rule_matches_call, url_host
+from handrail.permissions.rules import rule_matches_call
 from handrail.tools.builtin._common import ToolInput
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import VALID, ToolResult, ValidationResult, build_tool
 from handrail.tools.small_model import SmallModelError
-from handrail.tools.web_page import FetchError, HopVerdict, Page, PageCache, Redirect, fetch_page, normalise_url
+from handrail.tools.web_hosts import HostMemory, concern_without_lookup, resolve_host
+from handrail.tools.web_page import (
+    FetchError,
+    HopVerdict,
+    HostRefused,
+    Page,
+    PageCache,
+    Redirect,
+    fetch_page,
+    host_url,
+    normalise_url,
+    url_host_of,
+)
 
 NAME = "WebFetch"
 MODEL_CONTENT_CHARS = 100_000
 FALLBACK_CHARS = 30_000
 PAGES = PageCache()  # per server process; a page asked about twice within 15 minutes is fetched once
+HOSTS = HostMemory()  # names found to be non-public, and what each call's prompt warned about
 
 
 class WebFetchInput(ToolInput):
@@ -62,36 +75,90 @@ async def _validate(value: WebFetchInput, ctx: ToolUseContext) -> ValidationResu
     return VALID
 
 
+def _named(ctx: ToolUseContext, url: str) -> bool:
+    """Whether an allow rule names the URL's host (`WebFetch(domain:...)`; a tool-wide `WebFetch` does not)."""
+    rules = ctx.permission_context.rules_for_tool("allow", NAME)
+    return any(rule.specifier is not None and rule_matches_call(rule, NAME, url, behavior="allow") for rule in rules)
+
+
 async def check_fetch(value: WebFetchInput, ctx: ToolUseContext) -> PermissionCheck:
-    """Ask for a URL unless an allow rule covers it (the pipeline then allows; deny rules come first)."""
-    host = url_host(value.url) or value.url
-    allowed = any(
-        rule.specifier is None or rule_matches_call(rule, NAME, value.url, behavior="allow")
-        for rule in ctx.permission_context.rules_for_tool("allow", NAME)
-    )
-    if allowed:
+    """Ask for a URL unless an allow rule covers it (the pipeline then allows; deny rules come first).
+
+    The host is the one the fetch will connect to (its canonical spelling). A host known to be on this
+    machine or a private network (by its address, `localhost`, or an earlier lookup) always asks, a
+    safety check no mode or tool-wide rule settles, unless an allow rule names it. The name is not looked
+    up here: that would tell its DNS server about it before the user said yes.
+    """
+    try:
+        url = normalise_url(value.url)
+    except FetchError as exc:
+        return PermissionCheck("deny", str(exc))
+    check = _check_url(url, ctx)
+    if check.safety:
+        HOSTS.warned(ctx.tool_use_id, url_host_of(url))  # the call runs only if the user approves this warning
+    return check
+
+
+def _check_url(url: str, ctx: ToolUseContext) -> PermissionCheck:
+    host = url_host_of(url)
+    suggestion = (f"{NAME}(domain:{host})",)
+    if _named(ctx, url):
         return PermissionCheck("passthrough")
-    return PermissionCheck(
-        "ask", f"fetching a page from {host} needs approval", suggestions=(f"{NAME}(domain:{host})",)
-    )
+    known = HOSTS.known_concern(host)
+    if known is not None and known.concern is not None:
+        message = (
+            f"{known.describe()} is {known.concern}: fetching from it can reach services that are not on the "
+            f"public internet, so it needs approval unless an allow rule names the host ({suggestion[0]})"
+        )
+        return PermissionCheck("ask", message, suggestions=suggestion, safety=True)
+    if ctx.permission_context.tool_wide_rule("allow", NAME) is not None:
+        return PermissionCheck("passthrough")
+    return PermissionCheck("ask", f"fetching a page from {host} needs approval", suggestions=suggestion)
 
 
 async def _call(value: WebFetchInput, ctx: ToolUseContext) -> ToolResult:
+    try:
+        return await _fetch(value, ctx)
+    finally:
+        HOSTS.call_ended(ctx.tool_use_id)
+
+
+async def _fetch(value: WebFetchInput, ctx: ToolUseContext) -> ToolResult:
     async def hop_allowed(target: str) -> HopVerdict:
-        hop = WebFetchInput(url=target, prompt=value.prompt)
-        facts = CallFacts(NAME, True, target)
-        decision = decide(facts, await check_fetch(hop, ctx), ctx.permission_context)
+        decision = decide(CallFacts(NAME, True, target), _check_url(target, ctx), ctx.permission_context)
         return "follow" if decision.behavior == "allow" else decision.behavior
 
-    fetched: Page | Redirect | None = PAGES.get(value.url)
+    async def reach(host: str, first: bool) -> tuple[str, ...]:
+        """The addresses to connect to: looked up now, once; a non-public one only as the user was told."""
+        resolved = await resolve_host(host)
+        if resolved.error is not None:
+            raise FetchError(f"{host} could not be resolved ({resolved.error}).")
+        if (
+            resolved.concern is None
+            or concern_without_lookup(host) is not None  # the permission check saw it (an address, localhost)
+            or HOSTS.was_warned(ctx.tool_use_id, host)  # ... or knew it from an earlier lookup
+            or _named(ctx, host_url(host))
+        ):
+            return resolved.addresses
+        HOSTS.found_non_public(resolved)  # the next call for it asks about exactly this
+        if not first:
+            raise HostRefused(f"{resolved.describe()} is {resolved.concern}, which needs its own approval")
+        raise HostRefused(
+            f"Nothing was fetched: {resolved.describe()} is {resolved.concern}, which was not known when this "
+            "call was allowed. Fetching from hosts that are not on the public internet needs the user's approval "
+            "of that host: call WebFetch again with the same URL to ask for it."
+        )
+
+    url = normalise_url(value.url)
+    fetched: Page | Redirect | None = PAGES.get(url)
     if fetched is None:
-        ctx.report(f"fetching {value.url}")
+        ctx.report(f"fetching {url}")
         try:
-            fetched = await fetch_page(value.url, hop_allowed)
+            fetched = await fetch_page(url, hop_allowed, reach=reach)
         except FetchError as exc:
             raise ToolError(str(exc)) from exc
         if isinstance(fetched, Page):
-            PAGES.put(value.url, fetched)
+            PAGES.put(url, fetched)
     if isinstance(fetched, Redirect):
         return ToolResult(
             f"REDIRECT DETECTED: {fetched.url} redirects (HTTP {fetched.status}) to {fetched.target}; it was not "
