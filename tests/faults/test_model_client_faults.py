@@ -46,6 +46,14 @@ async def test_an_event_of_the_wrong_shape_is_a_stream_fault(fake: FakeModel) ->
         await _stream(fake)
 
 
+async def test_an_event_nested_absurdly_deep_is_a_stream_fault(fake: FakeModel) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    data = f'event: content_block_delta\ndata: {{"type":"content_block_delta","index":0,"x":{deep}}}\n\n'.encode()
+    fake.add(Malformed(after_blocks=1, reply=Reply.of(Text("first"), Text("second")), data=data))
+    with pytest.raises(StreamFault, match="malformed"):
+        await _stream(fake)
+
+
 async def test_a_silent_stream_is_a_stream_fault(fake: FakeModel) -> None:
     hold = Hold(Reply.of(Text("never finished")), partial_block=True)
     fake.add(hold)

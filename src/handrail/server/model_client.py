@@ -211,8 +211,8 @@ class ModelClient:
             if deadline.expired():
                 raise StreamFault(f"no data from the model API for {idle:g} s") from exc
             raise
-        except (ValueError, KeyError, IndexError) as exc:
-            # the SDK parses each SSE event as it comes: garbage surfaces as one of these
+        except (ValueError, KeyError, IndexError, RecursionError) as exc:
+            # the SDK parses each SSE event as it comes: garbage (or an event nested absurdly deep) surfaces as one of these
             raise StreamFault(f"malformed event stream ({type(exc).__name__}: {exc})") from exc
         if not message.started:
             raise StreamFault("the event stream ended before the message started")
