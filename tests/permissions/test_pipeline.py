@@ -213,7 +213,7 @@ def test_an_exception_inside_the_pipeline_denies(ws: Path) -> None:
 def test_suggestions(ws: Path) -> None:
     kept = _decide(CallFacts("Bash", False, "make"), _ctx(ws), PermissionCheck(suggestions=("Bash(make:*)",)))
     assert kept.suggestions == ("Bash(make:*)",)
-    assert _decide(CallFacts("Bash", False, "make"), _ctx(ws)).suggestions == ("Bash(make:*)",)
+    assert _decide(CallFacts("Bash", False, "make"), _ctx(ws)).suggestions == ("Bash(make)",)
     outside = ws.parent / "b.txt"
     (suggestion,) = _decide(_read(outside), _ctx(ws)).suggestions
     assert suggestion == f"Read(/{outside})"
@@ -224,8 +224,8 @@ def test_suggestions(ws: Path) -> None:
         "WebFetch(domain:docs.example.com)",
     )
     assert suggest_rules(CallFacts("mcp__gh__issue", False), ws) == ("mcp__gh__issue",)
-    assert suggest_rules(CallFacts("Bash", False, "make && npm test"), ws) == ("Bash(make:*)", "Bash(npm test:*)")
-    assert suggest_rules(CallFacts("Bash", False, "echo $(id)"), ws) == ()  # flagged: no "always" offer
+    assert suggest_rules(CallFacts("Bash", False, "make && npm test"), ws) == ("Bash(make)", "Bash(npm test:*)")
+    assert suggest_rules(CallFacts("Bash", False, "echo $(curl x)"), ws) == ()  # flagged: no "always" offer
 
 
 # ---------------------------------------------------------------- the context
