@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from handrail.permissions.context import PermissionContext
 from handrail.tools.builtin import BASH
 from handrail.tools.builtin.bash import _wait_for_exit
 from handrail.tools.context import ToolUseContext
@@ -76,6 +77,7 @@ async def test_the_permission_check_judges_paths_from_the_session_directory(
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.txt").write_text("x")
     value = BASH.input_model(command="cat a.txt")
+    sctx = replace(sctx, permission_context=PermissionContext(workspace_roots=(tmp_path,), cwd=tmp_path))
     await run(BASH, sctx, command="cd sub")
     assert (await decide_call(BASH, value, sctx)).behavior == "allow"
     assert sctx.shell is not None
