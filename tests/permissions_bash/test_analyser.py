@@ -6,11 +6,9 @@ pipeline to decide (tests/tools/test_bash_touches.py decides them on a real file
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 import pytest
-
-import os
 
 from handrail.permissions.bash import BashVerdict, analyse, analyser, suggest
 from handrail.permissions.bash.effective import expand

@@ -20,6 +20,9 @@ from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionDecision
 from handrail.permissions.modes import PermissionMode
 from handrail.permissions.rules import PermissionRule, parse_rule
+from handrail.tools.builtin import BASH
+from handrail.tools.shell_process import shell_environment
+from tests.tools.support import make_context, run
 from tests.tools.test_bash_permissions import decision
 
 GIT = shutil.which("git")
@@ -74,7 +77,8 @@ FSMONITOR = '[core]\n\tfsmonitor = "touch PWNED"\n'
 
 def _git(*args: str, cwd: Path) -> None:
     assert GIT is not None
-    subprocess.run([GIT, *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"})
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run([GIT, *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
 @pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -416,3 +420,23 @@ def test_suggestions_cover_exactly_what_the_command_needs(ws: Path) -> None:
     for command in ("npm test > log.txt", "mkdir build"):
         rules = decision(command, ctx(ws)).suggestions
         assert decision(command, ctx(ws, allow=rules)).behavior == "allow", (command, rules)
+
+
+# ---------------------------------------------------------------------------- defence in depth
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+async def test_git_run_by_the_bash_tool_ignores_a_planted_fsmonitor_even_once_approved(ws: Path) -> None:
+    """Should a planted repository ever get through (the user approved the prompt), git still runs nothing."""
+    _bare_layout(ws / "vendor" / "evil", FSMONITOR)
+    (ws / "packages" / "api").mkdir(parents=True)
+    (ws / "packages" / "api" / ".git").write_text("gitdir: ../../vendor/evil\n")
+    _bare_layout(ws / "bare", FSMONITOR)
+    await run(BASH, make_context(ws), command="cd packages/api && git status; cd ../../bare && git log; true")
+    assert not (ws / "packages" / "api" / "PWNED").exists() and not (ws / "bare" / "PWNED").exists()
+
+
+def test_the_git_settings_are_added_to_any_the_user_has() -> None:
+    env = shell_environment({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "me"})
+    assert env["GIT_CONFIG_KEY_0"] == "user.name" and env["GIT_CONFIG_COUNT"] == "3"
+    assert {env["GIT_CONFIG_KEY_1"], env["GIT_CONFIG_KEY_2"]} == {"safe.bareRepository", "core.fsmonitor"}

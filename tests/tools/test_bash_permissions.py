@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from handrail.permissions import touches
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.decision import PermissionCheck, PermissionDecision
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule
-from handrail.permissions import touches
-from handrail.permissions.decision import PermissionDecision
 from handrail.tools.builtin.bash_permissions import check_for, plain_verdict, verdict_for
 
 
