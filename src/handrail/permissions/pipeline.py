@@ -295,19 +295,21 @@ def _outside_writes(context: PermissionContext, touches: tuple[Touch, ...], work
     ]
 
 
-def _outside_reads(context: PermissionContext, touches: tuple[Touch, ...], working: Roots, cwd: Path) -> list[str]:
-    """Paths the touches read outside the working directories that no Read allow rule covers (a run is the rule's)."""
+def _outside_reads(
+    context: PermissionContext, touches: tuple[Touch, ...], working: Roots, cwd: Path
+) -> list[tuple[Touch, str]]:
+    """The touches that read outside the working directories where no Read allow rule covers them (a run is the
+    rule's), with the path outside: the touch's own, or one a search reaches below it through a link."""
     allow = context.file_rules("allow", "Read", cwd)
-    out: list[str] = []
+    out: list[tuple[Touch, str]] = []
     for touch in touches:
         if touch.kind in ("write", "run") or touch.named:
             continue
-        entries = [(touch.written, touch.real), *touch.below]
-        for written, real in entries:
+        for written, real in ((touch.written, touch.real), *touch.below):
             if not working.contain_both(written, real):
                 forms = (written,) if written == real else (written, real)
                 if not _covered(allow, forms):
-                    out.append(real if working.contain_either(written) else written)
+                    out.append((touch, real if working.contain_either(written) else written))
                     break
     return out
 
@@ -365,14 +367,13 @@ def _touch_suggestions(
     None when a link stands between a path and where it leads: one rule would have to cover both
     places, which is more than the command asked for.
     """
-    needed = list(_unapproved_writes(context, touches, cwd))
-    outside = {*_outside_reads(context, touches, working, cwd)}
-    needed += [t for t in touches if t.kind not in ("write", "run") and (t.written in outside or t.real in outside)]
+    needed = [(t, t.written) for t in _unapproved_writes(context, touches, cwd)]
+    needed += _outside_reads(context, touches, working, cwd)
     rules: list[str] = []
-    for touch in needed:
-        rule = _path_rule("Edit" if touch.kind == "write" else "Read", touch.written)
-        if rule is None or touch.written != touch.real:
-            return None
+    for touch, path in needed:
+        rule = _path_rule("Edit" if touch.kind == "write" else "Read", path)
+        if rule is None or touch.written != touch.real or path != touch.written:
+            return None  # a link on the way, or a path found below a search: no exact rule covers it
         rules.append(rule)
     return tuple(dict.fromkeys(rules))
 
@@ -438,22 +439,18 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     writes = not facts.read_only and bool(forms)
     if writes:
         for path_forms in forms:
-            if (
-                problem := _protected_problem(context, path_forms, tool=tool, aliases=aliases, cwd=cwd, named=False)
-            ) is not None:
+            problem = _protected_problem(context, path_forms, tool=tool, aliases=aliases, cwd=cwd, named=False)
+            if problem is not None:
                 return verdict("ask", DecisionReason("safety_check", problem))
         outside = [f[-1] for f in forms if not working.contain_both(f[0], f[-1])]
         if outside and _content_match(context, "allow", facts, cwd, targets) is None:
             names = ", ".join(outside)
             return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
     for touch in touches:
-        if (
-            touch.kind == "write"
-            and (
-                problem := _protected_problem(context, touch.forms, tool="Edit", aliases=(), cwd=cwd, named=touch.named)
-            )
-            is not None
-        ):
+        if touch.kind != "write":
+            continue
+        problem = _protected_problem(context, touch.forms, tool="Edit", aliases=(), cwd=cwd, named=touch.named)
+        if problem is not None:
             return verdict("ask", DecisionReason("safety_check", problem))
     if touches and (outside := _outside_writes(context, touches, working, cwd)):
         return verdict(
@@ -466,11 +463,9 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         )
     if context.mode == "bypassPermissions" and not context.bypass_disabled:
         return verdict("allow", DecisionReason("mode", "bypassPermissions mode allows every call"))
-    if touches and (outside := _outside_reads(context, touches, working, cwd)):
-        return verdict(
-            "ask",
-            DecisionReason("outside_workspace", f"it reads {', '.join(outside)}, outside the working directories"),
-        )
+    if touches and (reached := _outside_reads(context, touches, working, cwd)):
+        names = ", ".join(dict.fromkeys(path for _, path in reached))
+        return verdict("ask", DecisionReason("outside_workspace", f"it reads {names}, outside the working directories"))
     if context.mode == "acceptEdits" and (
         (tool in EDIT_TOOLS and writes) or (check.behavior == "allow" and any(t.kind == "write" for t in touches))
     ):
