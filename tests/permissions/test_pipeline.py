@@ -8,10 +8,10 @@ from types import MappingProxyType
 
 import pytest
 
+from handrail.permissions import protected
 from handrail.permissions.context import PermissionContext, SourcedHooks
 from handrail.permissions.decision import PermissionCheck, PermissionDecision
 from handrail.permissions.modes import PermissionMode
-from handrail.permissions import protected
 from handrail.permissions.pipeline import CallFacts, decide, suggest_rules
 from handrail.permissions.rules import PermissionRule, parse_rule
 
