@@ -249,6 +249,7 @@ def test_git_commands_report_where_they_look_for_a_repository() -> None:
     assert use.git_dir == "/tmp/r"
     assert {u.subcommand for u in check("echo $(git rev-parse HEAD); timeout 5 git st").git} == {"rev-parse", "st"}
     assert "git_repository_unknown" in check("find . -execdir git status \\;", allow=["find:*"]).reason_ids
+    assert "git_repository_unknown" in check("ls -d */ | xargs -I{} git -C {} status", allow=["git:*"]).reason_ids
 
 
 # ---------------------------------------------------------------------------- suggestions and facts

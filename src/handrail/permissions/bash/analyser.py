@@ -590,8 +590,10 @@ class _Analysis:
         argv = effective.argv
         if not argv or argv[0].text != "git" or not argv[0].resolved:
             return
-        if effective.via and effective.via[-1].startswith(("find -execdir", "find -okdir")):
-            judgement.problems.append(Reason("git_repository_unknown", "git runs in every folder find finds"))
+        if effective.appends_args:  # xargs or find add arguments (a `-C` among them) only when it runs
+            judgement.problems.append(
+                Reason("git_repository_unknown", "git gets arguments only known when it runs (xargs, find -exec)")
+            )
             return
         call = git_call(argv)
         folder = git_folder(call)
