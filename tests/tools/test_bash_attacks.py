@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from handrail.permissions import protected
+from handrail.permissions import protected, touches
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionDecision
 from handrail.permissions.modes import PermissionMode
@@ -440,3 +440,15 @@ def test_the_git_settings_are_added_to_any_the_user_has() -> None:
     env = shell_environment({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "me"})
     assert env["GIT_CONFIG_KEY_0"] == "user.name" and env["GIT_CONFIG_COUNT"] == "3"
     assert {env["GIT_CONFIG_KEY_1"], env["GIT_CONFIG_KEY_2"]} == {"safe.bareRepository", "core.fsmonitor"}
+
+
+def test_only_what_the_rules_may_match_is_looked_through(secrets: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(touches, "MAX_WALKED", 5)
+    for index in range(20):
+        (secrets / "src" / f"m{index}.py").write_text("")
+    (secrets / ".env.local").write_text("KEY=2")
+    fixed = ctx(secrets, deny=("Read(./.env.*)", "Read(./config/*.pem)"))  # globs: no walk of the tree
+    assert asks(decision("rg KEY .", fixed)) and ".env.local" in decision("rg KEY .", fixed).reason.message
+    assert decision("rg KEY src", fixed).behavior == "allow"
+    anywhere = ctx(secrets, deny=("Read(**/.env.prod)",))  # any depth: the walk gives up, so it asks
+    assert "too large" in decision("rg KEY src", anywhere).reason.message

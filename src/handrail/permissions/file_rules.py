@@ -40,9 +40,10 @@ R = TypeVar("R", bound=PathRule)
 
 @dataclass(frozen=True)
 class Reach:
-    """Where path rules may match below a folder: files they name exactly, and folders to look through."""
+    """Where path rules may match below a folder: files they name exactly, globs to expand, folders to walk."""
 
     files: tuple[str, ...] = ()
+    globs: tuple[str, ...] = ()
     folders: tuple[str, ...] = ()
 
 
@@ -183,12 +184,14 @@ class FileRules(Generic[R]):
     def reach(self, folder: str) -> Reach:
         """Where below absolute, resolved `folder` these rules may match something.
 
-        A rule naming one file exactly (`./.env`) names it; a pattern with wildcards
-        (`./secrets/**`, `*.pem`) must be looked for, from its fixed part down when that lies
-        in `folder`, else from `folder` itself. A rule that covers `folder` whole is not
-        here: checking `folder` itself finds it.
+        A rule naming one file exactly (`./.env`) names it; an anchored pattern whose wildcards
+        stay within segments (`./.env.*`, `./config/*.pem`) is a glob to expand; a pattern that
+        may match at any depth (`./secrets/**`, `*.pem`) must be looked for by walking, from its
+        fixed part down when that lies in `folder`, else from `folder` itself. A rule that covers
+        `folder` whole is not here: checking `folder` itself finds it.
         """
         files: dict[str, None] = {}
+        globs: dict[str, None] = {}
         folders: dict[str, None] = {}
         for pattern in self._patterns:
             segments = [s for s in pattern.pattern.strip("/").split("/") if s]
@@ -200,14 +203,17 @@ class FileRules(Generic[R]):
             base_text = str(pattern.base)
             for base in dict.fromkeys((absolute_text(base_text), real_text(base_text))):
                 prefix = "/".join([base.rstrip("/"), *fixed]) if fixed else base
+                related = within_text(prefix, folder) or within_text(folder, prefix)
                 if fixed and len(fixed) == len(segments):
                     if within_text(prefix, folder) and prefix != folder:
                         files[prefix] = None
+                elif pattern.anchored and "**" not in segments and related:
+                    globs["/".join([base.rstrip("/"), *segments])] = None
                 elif within_text(prefix, folder):
                     folders[prefix] = None
                 elif within_text(folder, prefix):
                     folders[folder] = None
-        return Reach(tuple(files), tuple(folders))
+        return Reach(tuple(files), tuple(globs), tuple(folders))
 
     def first_match(self, candidates: Sequence[Sequence[str]], behavior: MatchBehavior) -> R | None:
         """The first rule covering a call whose paths have these forms (see `call_candidates`).

@@ -95,6 +95,11 @@ def _below(
             for file in reach.files:
                 if os.path.lexists(file):
                     found[(file, os.path.realpath(file))] = None
+            for pattern in reach.globs:
+                matches = list(itertools.islice(glob.iglob(pattern, include_hidden=True), MAX_EXPANDED + 1))
+                if len(matches) > MAX_EXPANDED:
+                    return tuple(found), False
+                found.update(((m, os.path.realpath(m)), None) for m in matches if within_text(m, folder))
             starts.update(dict.fromkeys(reach.folders))
     if follows:
         starts = {real: None}
