@@ -153,6 +153,13 @@ def test_every_path_a_command_touches_is_reported_not_judged() -> None:
         assert access in touched(verdict), command
 
 
+def test_an_expansion_is_data_only_where_the_command_only_reads() -> None:
+    assert check("echo $HOME").behavior == "allow"
+    assert check("timeout 5 echo $HOME").behavior == "allow"
+    for command in ("strace -o /tmp/x echo $HOME", "env -C /tmp echo $HOME", "cat $F", "printf $X"):
+        assert check(command).behavior == "ask", command
+
+
 def test_dot_dot_stays_for_the_kernel() -> None:
     # after a symlink `docs/o/..` is the link target's parent: only resolving the path can tell
     (access,) = check("cat docs/o/../x").accesses

@@ -150,7 +150,10 @@ class Protection:
         """A sentence for the user."""
         if self.folder:
             return f"{path} is inside a {self.name}/ folder, so changing it always needs approval"
-        return f"{path} is a {self.name} file, which makes tools run code or load settings, so changing it always needs approval"  # noqa: E501
+        return (
+            f"{path} is a {self.name} file, which makes tools run code or load settings, "
+            "so changing it always needs approval"
+        )
 
 
 def protection(path: str) -> Protection | None:

@@ -552,7 +552,10 @@ class _Analysis:
         judgement.flags = flags
         if flags:
             judgement.suggestion_ok = False
-        ro = ReadOnly(True) if data else read_only(argv) if self.ro_eligible(effective) else None
+        if data:
+            ro: ReadOnly | None = ReadOnly(True) if self.ro_eligible(effective, data=True) else None
+        else:
+            ro = read_only(argv) if self.ro_eligible(effective) else None
         self.path_accesses(self.touched(effective, data), cwds, judgement, follows_links(argv))
         self.git_use(effective, cwds, judgement)
         judgement.rule = rule
@@ -692,7 +695,9 @@ class _Analysis:
             for r in effective.source.redirects
         )
 
-    def ro_eligible(self, effective: Effective) -> bool:
+    def ro_eligible(self, effective: Effective, *, data: bool = False) -> bool:
+        """Whether a command may count as read-only at all: no privileges, appended arguments, unsafe
+        assignments, wrappers that do more, or unread words (`data`: its arguments are data, read or not)."""
         if effective.privileged or effective.appends_args or (effective.via and effective.via[-1].startswith("find")):
             return False
         if not all(is_safe(a) for a in effective.env):
@@ -702,7 +707,7 @@ class _Analysis:
                 return False
         if effective.chdirs or any(d == "write" for _, d in effective.wrapper_paths):
             return False
-        return effective.source.resolved and all(w.resolved for w in effective.argv)
+        return data or (effective.source.resolved and all(w.resolved for w in effective.argv))
 
     def path_accesses(
         self,
