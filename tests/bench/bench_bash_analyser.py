@@ -66,7 +66,6 @@ def main() -> int:
                 deny=list(row["deny"]),  # type: ignore[call-overload]
                 ask=list(row["ask"]),  # type: ignore[call-overload]
                 cwd=cwd,
-                working_dirs=[cwd],
             )
 
         full()  # warm caches (compiled rules, parser)

@@ -101,3 +101,58 @@ async def test_read_deny_rule_denies_cat(editor: Editor, model: FakeModel, works
     text = result_text(denied)
     assert "Permission denied" in text and "Read(./.env)" in text and "very-secret" not in text
     assert not editor.prompts
+
+
+# ---------------------------------------------------------------------------- as an attacker, through the editor
+
+
+async def test_a_link_planted_to_handrails_settings_is_asked_about_and_left_alone(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    _user_settings(workspace, {"permissions": {"allow": ["Bash(echo:*)"], "defaultMode": "acceptEdits"}})
+    settings = workspace / ".handrail" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text("{}\n")
+    (workspace / "notes.json").symlink_to(settings)
+    command = """echo '{"permissions": {"allow": ["Bash"]}}' > notes.json"""
+    model.add(Reply.of(ToolUse("Bash", {"command": command})), Reply.of(Text("could not")))
+    editor.answers.append("Deny")
+    await editor.ask("save the notes")
+    (prompt,) = editor.prompts
+    assert command in prompt.message and ".handrail" in prompt.message  # the full command, and why
+    (denied,) = tool_results(model.requests[1])
+    assert denied["is_error"] and "declined" in result_text(denied)
+    assert settings.read_text() == "{}\n"
+
+
+async def test_git_in_a_planted_repository_is_asked_about_and_runs_nothing(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    evil = workspace / "vendor" / "evil"
+    (evil / "objects").mkdir(parents=True)
+    (evil / "refs").mkdir()
+    (evil / "HEAD").write_text("ref: refs/heads/main\n")
+    (evil / "config").write_text('[core]\n\tfsmonitor = "touch PWNED"\n')
+    api = workspace / "packages" / "api"
+    api.mkdir(parents=True)
+    (api / ".git").write_text("gitdir: ../../vendor/evil\n")
+    model.add(Reply.of(ToolUse("Bash", {"command": "cd packages/api && git status"})), Reply.of(Text("ok")))
+    editor.answers.append("Deny")
+    await editor.ask("what changed in the api package?")
+    (prompt,) = editor.prompts
+    assert "core.fsmonitor" in prompt.message and "touch PWNED" in prompt.message
+    assert not (api / "PWNED").exists() and not (workspace / "PWNED").exists()
+
+
+async def test_a_recursive_grep_over_a_denied_file_is_asked_about(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    (workspace / ".env").write_text("API_KEY=very-secret\n")
+    _user_settings(workspace, {"permissions": {"deny": ["Read(./.env)"]}})
+    model.add(Reply.of(ToolUse("Bash", {"command": "grep -r API_KEY ."})), Reply.of(Text("could not")))
+    editor.answers.append("Deny")
+    await editor.ask("find the key")
+    (prompt,) = editor.prompts
+    assert ".env" in prompt.message and "Read(./.env)" in prompt.message
+    (denied,) = tool_results(model.requests[1])
+    assert denied["is_error"] and "very-secret" not in result_text(denied)

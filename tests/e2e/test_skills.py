@@ -14,11 +14,12 @@ from tests.e2e.editor import Editor, system_text, tool_results
 SKILL = """---
 name: release
 description: Cut a release of this project
-allowed-tools: Bash(touch:*), Read
+allowed-tools: Bash(touch made.txt), Read
 ---
 Follow [the checklist](checklist.md) step by step. Never push tags.
 """
-MAKE = {"command": "touch made.txt"}  # writes a file, so it asks unless a rule allows it
+# writes a file, so it asks unless a rule allows it (a prefix rule would allow touch, not the file: this one names it)
+MAKE = {"command": "touch made.txt"}
 
 
 def _skill(workspace: Path, text: str = SKILL) -> Path:
@@ -66,7 +67,7 @@ async def test_allowed_tools_of_an_approved_skill_run_unasked_for_the_rest_of_th
     trusted_editor: Editor, model: FakeModel, workspace: Path
 ) -> None:
     _skill(workspace)
-    # unapproved (the start-of-turn offer is declined): the skill loads, but its Bash(touch:*) is not granted,
+    # unapproved (the start-of-turn offer is declined): the skill loads, but its Bash rule is not granted,
     # so the user is asked (and declines)
     model.add(Reply.of(ToolUse("Skill", {"skill": "release"})), Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("x")))
     trusted_editor.answers.extend(["Not now", "Deny"])
@@ -81,7 +82,7 @@ async def test_allowed_tools_of_an_approved_skill_run_unasked_for_the_rest_of_th
     model.add(Reply.of(ToolUse("Skill", {"skill": "release"})), Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("y")))
     await trusted_editor.ask("release")
     loaded = tool_results(model.requests[4])[0]
-    assert "run without asking for the rest of this turn: Bash(touch:*), Read" in result_text(loaded)
+    assert "run without asking for the rest of this turn: Bash(touch made.txt), Read" in result_text(loaded)
     (made,) = tool_results(model.requests[5])
     assert not made.get("is_error") and (workspace / "made.txt").exists()
     assert len(trusted_editor.prompts) == 2  # no new prompt, and no second offer for approved content
@@ -103,7 +104,7 @@ async def test_the_start_of_turn_offer_approves_a_skill_once_per_content(
     await trusted_editor.ask("release")
     (made,) = tool_results(model.requests[2])
     assert not made.get("is_error") and (workspace / "made.txt").exists()
-    assert len(trusted_editor.prompts) == 1  # the offer only: Bash(touch:*) came from the approved skill
+    assert len(trusted_editor.prompts) == 1  # the offer only: the Bash rule came from the approved skill
 
     _skill(workspace, SKILL.replace("Never push tags.", "Push the tags."))  # changed: offered again, declined
     model.add(Reply.of(Text("y")), Reply.of(Text("z")))

@@ -93,13 +93,13 @@ def test_malformed_rules_are_reported_not_raised(text: str, message: str, positi
         ("npm test:*", "npm test && rm -rf /", False),
         ("npm test:*", "npm test\nrm -rf /", False),
         ("echo:*", "echo $(rm -rf /)", False),
-        ("echo:*", "echo hi > ~/.bashrc", False),
+        ("echo:*", "echo hi > ~/.bashrc", True),  # the rule covers the command; the file is decided as Edit
         ("echo:*", "echo 'a && b'", True),
-        # harmless redirections do not stop a prefix rule; others do
+        # a redirection is a file the pipeline decides (as Edit): the rule covers the command either way
         ("npm test:*", "npm test 2>&1", True),
         ("npm test:*", "npm test >/dev/null 2>&1", True),
-        ("npm test:*", "npm test > /etc/out.txt", False),  # a redirect outside the working directories
-        ("npm test:*", "npm test 2>/dev/nullx", False),
+        ("npm test:*", "npm test > /etc/out.txt", True),
+        ("npm test:*", "npm test > $OUT", False),  # a redirection to a file no one can check
     ],
 )
 def test_bash_allow_matching(spec: str, command: str, expected: bool) -> None:

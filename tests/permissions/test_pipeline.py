@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import pytest
 
+from handrail.permissions import protected
 from handrail.permissions.context import PermissionContext, SourcedHooks
 from handrail.permissions.decision import PermissionCheck, PermissionDecision
 from handrail.permissions.modes import PermissionMode
@@ -117,7 +118,15 @@ def test_tool_allow_and_read_only_default(ws: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
-@pytest.mark.parametrize("target", ["ws/.git/config", "ws/.handrail/settings.json", "home/.bashrc", "home/.zshrc"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "ws/.git/config", "ws/.handrail/settings.json", "home/.bashrc", "home/.zshrc", "ws/.vscode/tasks.json",
+        "ws/.idea/workspace.xml", "ws/.mcp.json", "ws/.gitmodules", "ws/.husky/pre-commit", "ws/.envrc",
+        "ws/.npmrc", "ws/sub/.cargo/config.toml", "ws/.devcontainer/devcontainer.json", "ws/.zlogout",
+        "ws/.inputrc", "ws/app.code-workspace", "home/.ssh/authorized_keys", "home/.config/git/config",
+    ],
+)  # fmt: skip
 def test_safety_checks_no_mode_skips(ws: Path, mode: PermissionMode, target: str) -> None:
     context = _ctx(ws, mode, allow=("Edit", f"Edit(/{ws.parent}/**)"))
     decision = _decide(_edit(ws.parent / target), context)
@@ -127,6 +136,30 @@ def test_safety_checks_no_mode_skips(ws: Path, mode: PermissionMode, target: str
 
 def test_reading_protected_files_is_fine(ws: Path) -> None:
     assert _decide(_read(ws / ".git" / "config"), _ctx(ws)).behavior == "allow"
+    assert _decide(_read(ws / ".vscode" / "settings.json"), _ctx(ws)).behavior == "allow"
+
+
+def test_only_a_rule_naming_a_protected_path_lifts_it(ws: Path) -> None:
+    target = ws / ".vscode" / "settings.json"
+    named = _decide(_edit(target), _ctx(ws, "acceptEdits", allow=("Edit(./.vscode/settings.json)",)))
+    assert named.behavior == "allow"
+    assert _decide(_edit(target), _ctx(ws, "acceptEdits", allow=("Edit(.vscode/**)",))).behavior == "allow"
+    for broad in ("Edit", "Edit(./**)", "Edit(./.*/*.json)"):
+        assert _decide(_edit(target), _ctx(ws, "acceptEdits", allow=(broad,))).reason.type == "safety_check", broad
+
+
+def test_protected_names_compare_as_the_file_system_does(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    upper = _edit(ws / ".ZSHRC")
+    assert _decide(upper, _ctx(ws, "acceptEdits")).behavior == "allow"  # this file system tells case apart
+    monkeypatch.setattr(protected, "case_insensitive", lambda folder: True)
+    assert _decide(upper, _ctx(ws, "acceptEdits")).reason.type == "safety_check"
+
+
+def test_a_process_environment_is_never_read_unasked(ws: Path) -> None:
+    (ws / "env").symlink_to("/proc/self/environ")
+    for path in (Path("/proc/self/environ"), ws / "env"):
+        decision = _decide(_read(path), _ctx(ws, "bypassPermissions", allow=("Read",)))
+        assert (decision.behavior, decision.reason.type) == ("ask", "safety_check"), path
 
 
 def test_writes_outside_the_working_dirs_ask_even_in_bypass(ws: Path) -> None:
@@ -213,7 +246,7 @@ def test_an_exception_inside_the_pipeline_denies(ws: Path) -> None:
 def test_suggestions(ws: Path) -> None:
     kept = _decide(CallFacts("Bash", False, "make"), _ctx(ws), PermissionCheck(suggestions=("Bash(make:*)",)))
     assert kept.suggestions == ("Bash(make:*)",)
-    assert _decide(CallFacts("Bash", False, "make"), _ctx(ws)).suggestions == ("Bash(make:*)",)
+    assert _decide(CallFacts("Bash", False, "make"), _ctx(ws)).suggestions == ("Bash(make)",)
     outside = ws.parent / "b.txt"
     (suggestion,) = _decide(_read(outside), _ctx(ws)).suggestions
     assert suggestion == f"Read(/{outside})"
@@ -224,8 +257,8 @@ def test_suggestions(ws: Path) -> None:
         "WebFetch(domain:docs.example.com)",
     )
     assert suggest_rules(CallFacts("mcp__gh__issue", False), ws) == ("mcp__gh__issue",)
-    assert suggest_rules(CallFacts("Bash", False, "make && npm test"), ws) == ("Bash(make:*)", "Bash(npm test:*)")
-    assert suggest_rules(CallFacts("Bash", False, "echo $(id)"), ws) == ()  # flagged: no "always" offer
+    assert suggest_rules(CallFacts("Bash", False, "make && npm test"), ws) == ("Bash(make)", "Bash(npm test:*)")
+    assert suggest_rules(CallFacts("Bash", False, "echo $(curl x)"), ws) == ()  # flagged: no "always" offer
 
 
 # ---------------------------------------------------------------- the context

@@ -26,6 +26,5 @@ def check(
     deny: Sequence[str] = (),
     ask: Sequence[str] = (),
     cwd: Path = PROJECT,
-    working_dirs: Sequence[Path] = (PROJECT,),
 ) -> BashVerdict:
-    return analyse(command, allow=allow, deny=deny, ask=ask, cwd=cwd, working_dirs=working_dirs)
+    return analyse(command, allow=allow, deny=deny, ask=ask, cwd=cwd)

@@ -1,14 +1,23 @@
-"""The verdict: rule semantics, read-only commands, cd tracking, reported files, suggestions, failing closed."""
+"""The verdict: rule semantics, read-only commands, cd tracking, reported accesses, suggestions, failing closed.
+
+The analyser judges commands; the paths they touch it only reports (`accesses`), for the
+pipeline to decide (tests/tools/test_bash_touches.py decides them on a real file system).
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 import pytest
 
-from handrail.permissions.bash import analyse, analyser, suggest
+from handrail.permissions.bash import BashVerdict, analyse, analyser, suggest
 from handrail.permissions.bash.effective import expand
 from tests.permissions_bash.conftest import HOME, PROJECT, check
+
+
+def touched(verdict: BashVerdict) -> set[tuple[str, str]]:
+    """Each access as (normalised path, kind)."""
+    return {(os.path.normpath(a.path), a.kind) for a in verdict.accesses}
 
 # ---------------------------------------------------------------------------- rules
 
@@ -88,8 +97,9 @@ def test_exact_rules() -> None:
     assert check('git commit -m "a b"', allow=['git commit -m "a b"']).behavior == "allow"
     assert check("git commit -m 'a b'", allow=["git commit -m 'a b'"]).behavior == "allow"
     assert check("npm test && npm run x", allow=["npm test && npm run x"]).behavior == "allow"
-    assert check("cat /etc/hosts", allow=["cat /etc/hosts"]).behavior == "allow"
-    assert check("cat /etc/hosts", allow=["cat:*"]).behavior == "ask"
+    exact = check("cat /etc/hosts", allow=["cat /etc/hosts"])
+    assert exact.behavior == "allow" and exact.accesses[0].named  # the user approved this very path
+    assert not check("cat /etc/hosts", allow=["cat:*"]).accesses[0].named  # a prefix rule names no path
 
 
 def test_wildcard_in_the_middle_respects_quoting() -> None:
@@ -123,48 +133,75 @@ def test_read_only_inside_working_dirs_needs_no_rule() -> None:
     assert verdict.reasons[0].id == "allowed"
 
 
-def test_paths_outside_the_working_dirs_ask() -> None:
-    for command in ("cat /etc/passwd", "ls ..", "cat ~/.ssh/id_rsa", "grep -r x /", "cat src/../../x"):
-        verdict = check(command)
-        assert verdict.behavior == "ask", command
-        assert "path_outside_working_dirs" in verdict.reason_ids
-        assert verdict.suggestions == ()
+def test_every_path_a_command_touches_is_reported_not_judged() -> None:
+    cases = {
+        "cat /etc/passwd": ("/etc/passwd", "read"),
+        "ls ..": ("/work", "read"),
+        "cat ~/.ssh/id_rsa": (f"{HOME}/.ssh/id_rsa", "read"),
+        "grep -r x /": ("/", "search"),
+        "cat src/../../x": ("/work/x", "read"),
+        "echo x > /tmp/x": ("/tmp/x", "write"),
+        "echo x >> .git/config": ("/work/proj/.git/config", "write"),
+        "tee .handrail/settings.json": ("/work/proj/.handrail/settings.json", "write"),
+        "./run.sh": ("/work/proj/run.sh", "run"),
+        "bash scripts/x.sh": ("/work/proj/scripts/x.sh", "run"),
+        "git -C /etc status": ("/etc", "enter"),
+    }
+    for command, access in cases.items():
+        verdict = check(command, allow=["./run.sh", "bash scripts/x.sh"])
+        assert verdict.behavior == "allow", command  # the paths are the pipeline's to decide
+        assert access in touched(verdict), command
 
 
-def test_several_working_dirs() -> None:
-    other = Path("/work/lib")
-    assert check("cat /work/lib/x.py", working_dirs=[PROJECT, other]).behavior == "allow"
-    assert check("cat /work/other/x.py", working_dirs=[PROJECT, other]).behavior == "ask"
+def test_an_expansion_is_data_only_where_the_command_only_reads() -> None:
+    assert check("echo $HOME").behavior == "allow"
+    assert check("timeout 5 echo $HOME").behavior == "allow"
+    for command in ("strace -o /tmp/x echo $HOME", "env -C /tmp echo $HOME", "cat $F", "printf $X"):
+        assert check(command).behavior == "ask", command
+
+
+def test_dot_dot_stays_for_the_kernel() -> None:
+    # after a symlink `docs/o/..` is the link target's parent: only resolving the path can tell
+    (access,) = check("cat docs/o/../x").accesses
+    assert access.path == "/work/proj/docs/o/../x"
+
+
+def test_recursive_readers_search_where_they_run() -> None:
+    assert touched(check("grep -r KEY")) == {("/work/proj", "search")}
+    assert touched(check("rg --hidden KEY")) == {("/work/proj", "search")}
+    assert touched(check("git grep KEY")) == {("/work/proj", "search")}
+    assert touched(check("git -C sub grep KEY")) == {("/work/proj/sub", "search"), ("/work/proj/sub", "enter")}
+    assert touched(check("grep KEY a.txt")) == {("/work/proj/a.txt", "read")}
+    assert touched(check("cp -r src dst")) == {("/work/proj/src", "search"), ("/work/proj/dst", "write")}
+    follows = {(a.path, a.follows_links) for a in check("grep -R KEY docs; rg -L x; find -L .; rg x").accesses}
+    assert follows == {
+        ("/work/proj/docs", True), ("/work/proj/.", True), ("/work/proj/.", False),
+    }  # fmt: skip
 
 
 def test_reported_paths_are_absolute() -> None:
     verdict = check("cat a.txt ~/b.txt; rm -f build/x", allow=["rm:*"])
-    assert ("/work/proj/a.txt", "read") in verdict.paths
-    assert (f"{HOME}/b.txt", "read") in verdict.paths
-    assert ("/work/proj/build/x", "write") in verdict.paths
+    assert {("/work/proj/a.txt", "read"), (f"{HOME}/b.txt", "read"), ("/work/proj/build/x", "write")} <= touched(
+        verdict
+    )
 
 
 def test_redirect_targets() -> None:
     verdict = check("npm test > out/log.txt 2>&1 < input.txt", allow=["npm test:*"])
     assert verdict.behavior == "allow"
-    assert verdict.redirect_targets == (("/work/proj/out/log.txt", "write"), ("/work/proj/input.txt", "read"))
+    assert touched(verdict) == {("/work/proj/out/log.txt", "write"), ("/work/proj/input.txt", "read")}
     assert not verdict.read_only
-    assert check("ls > /dev/null 2>&1").redirect_targets == ()
-
-
-def test_redirects_outside_or_protected_ask() -> None:
-    assert "redirect_outside_working_dirs" in check("echo x > /tmp/x", allow=["echo:*"]).reason_ids
-    assert "protected_path_write" in check("echo x >> .git/config", allow=["echo:*"]).reason_ids
-    assert "protected_path_write" in check("echo x > .GIT/config", allow=["echo:*"]).reason_ids
-    assert "protected_path_write" in check("tee .handrail/settings.json", allow=["tee:*"]).reason_ids
+    assert check("ls > /dev/null 2>&1").accesses == ()
     assert "redirect_unresolved" in check("echo x > $F", allow=["echo:*"]).reason_ids
 
 
-def test_write_redirect_makes_a_read_only_command_need_a_rule() -> None:
-    verdict = check("echo hi > notes.txt")
-    assert verdict.behavior == "ask"
-    assert verdict.suggestions == ("Bash(echo:*)",)
-    assert check("echo hi > notes.txt", allow=["echo:*"]).behavior == "allow"
+def test_a_write_makes_a_covered_command_not_read_only() -> None:
+    verdict = check("echo hi > notes.txt")  # echo only reads: the write is the pipeline's to decide, as Edit
+    assert verdict.behavior == "allow" and not verdict.read_only
+    assert touched(verdict) == {("/work/proj/notes.txt", "write")}
+    for command in ("mkdir -p build/x", "touch a b", "cp a b", "mv a b", "tee log"):
+        assert check(command).behavior == "allow", command  # plain file operations: only their writes matter
+    assert check("ls | xargs mkdir").behavior == "ask"  # which folders is not known
 
 
 # ---------------------------------------------------------------------------- cd
@@ -173,41 +210,53 @@ def test_write_redirect_makes_a_read_only_command_need_a_rule() -> None:
 def test_cd_into_a_working_dir_then_commands_are_judged_there() -> None:
     verdict = check("cd src && cat main.py")
     assert verdict.behavior == "allow"
-    assert ("/work/proj/src/main.py", "read") in verdict.paths
+    assert touched(verdict) == {("/work/proj/src", "enter"), ("/work/proj/src/main.py", "read")}
     assert verdict.changes_cwd
 
 
-def test_cd_outside_asks() -> None:
-    for command in ("cd /tmp && ls", "cd && ls", "cd ~ && ls", "cd - && ls", "cd $X && ls", "cd .. && ls"):
+def test_where_cd_lands() -> None:
+    for command, landing in [("cd /tmp && ls", "/tmp"), ("cd && ls", str(HOME)), ("cd .. && ls", "/work")]:
+        assert (landing, "enter") in touched(check(command)), command
+    for command in ("cd - && ls", "cd $X && ls", "pushd", "cd a b"):
         verdict = check(command)
         assert verdict.behavior == "ask", command
         assert "cd_outside" in verdict.reason_ids
 
 
 def test_cd_that_may_fail_keeps_both_directories() -> None:
-    # `cd src; cat ../../x`: if cd fails the cat runs in the root, if not in src: both are checked
-    verdict = check("cd src; cat ../x")
-    assert ("/work/proj/x", "read") in verdict.paths and ("/work/x", "read") in verdict.paths
-    assert verdict.behavior == "ask"
-    assert check("cd src && cat ../x").behavior == "allow"
+    # `cd src; cat ../x`: if cd fails the cat runs in the root, if not in src: both are reported
+    assert {("/work/proj/x", "read"), ("/work/x", "read")} <= touched(check("cd src; cat ../x"))
+    assert ("/work/x", "read") not in touched(check("cd src && cat ../x"))
 
 
 def test_cd_inside_a_nested_shell_still_counts() -> None:
-    assert check("bash -c 'cd /etc && cat passwd'").behavior == "ask"
-    assert check("(cd src && ls)").behavior == "allow"
+    assert ("/etc/passwd", "read") in touched(check("bash -c 'cd /etc && cat passwd'"))
+    assert touched(check("(cd src && ls)")) == {("/work/proj/src", "enter")}
 
 
 def test_functions_defined_on_the_line() -> None:
     assert check("f() { ls; }; f").behavior == "allow"
-    assert check("f() { cd /; }; f").behavior == "ask"
-    assert check("f() { cat x; }; cd src && f").paths == (("/work/proj/x", "read"), ("/work/proj/src/x", "read"))
+    assert ("/", "enter") in touched(check("f() { cd /; }; f"))
+    assert touched(check("f() { cat x; }; cd src && f")) >= {("/work/proj/x", "read"), ("/work/proj/src/x", "read")}
     assert check("f() { npm publish; }; f").behavior == "ask"
     assert check("timeout 5 f", allow=["npm test:*"]).behavior == "ask"  # timeout runs a program, not the function
 
 
 def test_cd_with_a_relative_working_dir_cwd() -> None:
-    verdict = analyse("cd lib && ls", cwd=PROJECT / "src", working_dirs=[PROJECT])
-    assert verdict.behavior == "allow"
+    verdict = analyse("cd lib && ls", cwd=PROJECT / "src")
+    assert verdict.behavior == "allow" and touched(verdict) == {("/work/proj/src/lib", "enter")}
+
+
+def test_git_commands_report_where_they_look_for_a_repository() -> None:
+    uses = {(os.path.normpath(u.start), u.git_dir, u.subcommand) for u in check("git -C packages/api status").git}
+    assert uses == {("/work/proj/packages/api", None, "status")}
+    uses = {(os.path.normpath(u.start), u.subcommand) for u in check("cd packages/api && git log -1").git}
+    assert uses == {("/work/proj/packages/api", "log")}
+    (use,) = check("git --git-dir=/tmp/r log", allow=["git log:*"]).git
+    assert use.git_dir == "/tmp/r"
+    assert {u.subcommand for u in check("echo $(git rev-parse HEAD); timeout 5 git st").git} == {"rev-parse", "st"}
+    assert "git_repository_unknown" in check("find . -execdir git status \\;", allow=["find:*"]).reason_ids
+    assert "git_repository_unknown" in check("ls -d */ | xargs -I{} git -C {} status", allow=["git:*"]).reason_ids
 
 
 # ---------------------------------------------------------------------------- suggestions and facts
@@ -225,7 +274,12 @@ def test_cd_with_a_relative_working_dir_cwd() -> None:
         ("python3 -m pytest -x", ("Bash(python3 -m pytest:*)",)),
         ("python3 manage.py migrate", ("Bash(python3 manage.py:*)",)),
         ("curl https://example.com", ("Bash(curl:*)",)),
-        ("make", ("Bash(make:*)",)),
+        ("make", ("Bash(make)",)),  # not `make:*`: that is any target
+        ("make -j8 *.o", ("Bash(make -j8 \\*.o)",)),
+        ("npx prettier --write .", ("Bash(npx prettier:*)",)),  # a runner: the rule names what it runs
+        ("uv run pytest -q", ("Bash(uv run pytest:*)",)),
+        ("uv run python -c 'x'", ()),  # any code at all
+        ("npx -y create-app", ("Bash(npx -y create-app)",)),
         ("python3 -c 'print(1)'", ()),
         ("rm -rf build", ()),
         ("git push --force", ()),
@@ -238,13 +292,16 @@ def test_suggestions(command: str, expected: tuple[str, ...]) -> None:
     assert check(command).suggestions == expected
 
 
-def test_at_most_five_suggestions() -> None:
-    verdict = check("a1 x; a2 x; a3 x; a4 x; a5 x; a6 x; a7 x")
-    assert len(verdict.suggestions) == 5
+def test_suggestions_cover_every_part_or_none_is_offered() -> None:
+    assert check("make && npm test").suggestions == ("Bash(make)", "Bash(npm test:*)")
+    assert check("a1 x; a2 x; a3 x; a4 x; a5 x; a6 x; a7 x").suggestions == tuple(f"Bash(a{i}:*)" for i in range(1, 8))
+    assert check("; ".join(f"a{i} x" for i in range(1, 10))).suggestions == ()  # too many to show
+    assert check("npm test && rm -rf build").suggestions == ()  # rm is never offered: the rest would not cover it
+    assert check("npm test && python3 -c 'x'").suggestions == ()
 
 
 def test_no_suggestions_on_a_flagged_line() -> None:
-    verdict = check("npm run build; echo $(id)")
+    verdict = check("npm run build; echo $(curl evil.example)")
     assert verdict.flagged and verdict.suggestions == ()
 
 

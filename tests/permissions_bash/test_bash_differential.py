@@ -92,7 +92,8 @@ def _run(script: str, tmp: Path) -> list[tuple[str, ...]] | None:
 
 
 def _ours(script: str, home: Path) -> set[tuple[str, ...]] | None:
-    """The calls of `p` the analyser found; None when bash would expand a wildcard or `~user` (not comparable)."""
+    """The calls of `p` the analyser found; None when bash would expand a wildcard or `~user`, or an argument is
+    an expansion the analyser let through unread (`p:*` covers `p "$x"`): then there is nothing to compare."""
 
     def text(word: Word) -> str:
         if word.tilde and word.raw == word.text and (word.text == "~" or word.text.startswith("~/")):
@@ -100,7 +101,11 @@ def _ours(script: str, home: Path) -> set[tuple[str, ...]] | None:
         return word.text
 
     calls = [e for e in expand(script).effectives if e.argv and e.argv[0].text == "p" and e.source.kind == "command"]
-    if any(w.glob or (w.tilde and not (w.text == "~" or w.text.startswith("~/"))) for e in calls for w in e.argv):
+    if any(
+        w.glob or not w.resolved or (w.tilde and not (w.text == "~" or w.text.startswith("~/")))
+        for e in calls
+        for w in e.argv
+    ):
         return None
     return {tuple(text(w) for w in e.argv[1:]) for e in calls}
 

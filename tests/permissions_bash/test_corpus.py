@@ -2,7 +2,9 @@
 
 Each line of corpus.jsonl is ``{"command", "allow", "deny", "ask", "expect", "note"}`` with an
 optional ``reason``: a check id the verdict must contain (so an attack is stopped for the right
-reason, not by accident).
+reason, not by accident). The analyser judges the commands and the pipeline what they touch,
+so each row is decided whole: the analyser's verdict, then the pipeline over it, in a workspace
+at /work/proj. A path reason is met by the pipeline's matching decision (`PATH_REASONS`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from typing import Any
 import pytest
 
 from handrail.permissions.bash.checks import CHECK_MESSAGES
-from tests.permissions_bash.conftest import check
+from handrail.permissions.context import PermissionContext
+from handrail.permissions.decision import PermissionDecision
+from handrail.permissions.pipeline import CallFacts, decide
+from handrail.permissions.rules import PermissionRule
+from handrail.tools.builtin.bash_permissions import check_for
+from tests.permissions_bash.conftest import PROJECT, check
 
 CORPUS_PATH = Path(__file__).with_name("corpus.jsonl")
 CORPUS: list[dict[str, Any]] = [
@@ -34,7 +41,7 @@ ATTACK_CHECKS = {
     "awk_write", "awk_program_file", "git_config_override", "git_exec", "git_config_exec", "find_delete",
     "find_write", "zsh_dangerous", "zsh_expansion", "dangerous_builtin", "privileged", "shell_reads_stdin",
     "network_redirect", "function_shadowing", "exec_option", "too_many_subcommands", "cd_outside",
-    "path_outside_working_dirs", "protected_path_write", "word_split",
+    "path_outside_working_dirs", "protected_path_write", "word_split", "placeholder_in_script", "paths_from_file",
 }  # fmt: skip
 
 
@@ -62,16 +69,34 @@ def test_every_check_has_an_attack_in_the_corpus() -> None:
                                            "too_many_subcommands"}  # fmt: skip
 
 
+# what the pipeline decides for the paths a command touches, by the id a row names
+PATH_REASONS = {
+    "path_outside_working_dirs": {"outside_workspace", "working_dir"},
+    "protected_path_write": {"safety_check"},
+    "cd_outside": {"outside_workspace", "working_dir"},
+}
+
+
+def decide_row(row: dict[str, Any]) -> PermissionDecision:
+    """The whole decision for a corpus row: the analyser under its rules, then the pipeline in /work/proj."""
+    rules = {b: tuple(PermissionRule("Bash", spec) for spec in row[b]) for b in ("allow", "deny", "ask")}
+    context = PermissionContext(workspace_roots=(PROJECT,), cwd=PROJECT, **rules)
+    verdict = check(row["command"], allow=row["allow"], deny=row["deny"], ask=row["ask"])
+    return decide(CallFacts("Bash", verdict.read_only, row["command"]), check_for(verdict, context), context)
+
+
 @pytest.mark.parametrize("row", CORPUS, ids=[_id(r) for r in CORPUS])
 def test_corpus(row: dict[str, Any]) -> None:
     verdict = check(row["command"], allow=row["allow"], deny=row["deny"], ask=row["ask"])
+    decision = decide_row(row)
     expect = row["expect"]
-    explanation = f"{row['note']}: {verdict.behavior} {verdict.reasons}"
+    explanation = f"{row['note']}: {decision.behavior} {decision.reason} ({verdict.behavior} {verdict.reasons})"
     if expect == "not_allow":
-        assert verdict.behavior != "allow", explanation
+        assert decision.behavior != "allow", explanation
     else:
-        assert verdict.behavior == expect, explanation
+        assert decision.behavior == expect, explanation
     if row.get("reason"):
-        assert row["reason"] in verdict.reason_ids, explanation
+        reason = row["reason"]
+        assert reason in verdict.reason_ids or decision.reason.type in PATH_REASONS.get(reason, ()), explanation
     if verdict.flagged:
         assert not verdict.suggestions, "no 'always allow' offer on a flagged line"

@@ -6,17 +6,22 @@ from pathlib import Path
 
 import pytest
 
+from handrail.permissions import touches
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.decision import PermissionCheck, PermissionDecision
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule
-from handrail.tools.builtin import bash_permissions
-from handrail.tools.builtin.bash_permissions import check_for, verdict_for
+from handrail.tools.builtin.bash_permissions import check_for, plain_verdict, verdict_for
+
+
+def decision(command: str, context: PermissionContext) -> PermissionDecision:
+    """The whole decision for `command` run in the context's cwd, as the Bash tool and the pipeline make it."""
+    check = check_for(verdict_for(command, context), context)
+    return decide(CallFacts("Bash", plain_verdict(command).read_only, command), check, context)
 
 
 def _decide(command: str, context: PermissionContext) -> str:
-    check = check_for(verdict_for(command, context), context)
-    return decide(CallFacts("Bash", False, command), check, context).behavior
+    return decision(command, context).behavior
 
 
 def test_flagged_commands_are_not_allowed_even_by_a_tool_wide_rule_or_bypass(tmp_path: Path) -> None:
@@ -62,12 +67,11 @@ def test_read_rules_meet_the_files_a_command_reads(tmp_path: Path) -> None:
     assert _decide("cat .e*", context) == "deny"  # the wildcard names it
     assert _decide("cat *", context) == "allow"  # `*` skips dot files, as in the shell
     assert _decide("cat *.md", context) == "allow"  # names nothing: the literal pattern is checked
-    check = check_for(verdict_for("cat .env", context), context)
-    assert "Read(./.env)" in check.message
+    assert "Read(./.env)" in decision("cat .env", context).reason.message
 
 
 def test_edit_rules_meet_the_files_a_command_writes(tmp_path: Path) -> None:
-    context = _files_context(tmp_path, deny=("Edit(./secrets/**)",), allow=("Bash(echo:*)",))
+    context = _files_context(tmp_path, deny=("Edit(./secrets/**)",), allow=("Bash(echo:*)", "Edit(./notes/**)"))
     assert _decide("echo x > secrets/a", context) == "deny"
     assert _decide("echo x >> notes/secrets.txt", context) == "allow"
     assert _decide("cat secrets/a", context) == "allow"  # reading is not editing
@@ -77,7 +81,7 @@ def test_edit_rules_meet_the_files_a_command_writes(tmp_path: Path) -> None:
 
 
 def test_a_wildcard_naming_too_many_files_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bash_permissions, "MAX_EXPANDED", 2)
+    monkeypatch.setattr(touches, "MAX_EXPANDED", 2)
     for name in "abc":
         (tmp_path / f"{name}.txt").write_text("")
     context = _files_context(tmp_path, deny=("Read(./.env)",))
@@ -88,4 +92,5 @@ def test_a_wildcard_naming_too_many_files_asks(tmp_path: Path, monkeypatch: pyte
 def test_writes_outside_the_working_directories_ask(tmp_path: Path) -> None:
     context = _files_context(tmp_path / "ws", allow=("Bash(echo:*)",))
     assert _decide("echo x > ../elsewhere.txt", context) == "ask"
-    assert _decide("echo x > inside.txt", context) == "allow"
+    assert _decide("echo x > ../elsewhere.txt", context.with_mode("acceptEdits")) == "ask"
+    assert _decide("echo x > inside.txt", context.with_mode("acceptEdits")) == "allow"

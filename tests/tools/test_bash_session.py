@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from handrail.permissions.context import PermissionContext
 from handrail.tools.builtin import BASH
 from handrail.tools.builtin.bash import _wait_for_exit
 from handrail.tools.context import ToolUseContext
 from handrail.tools.filesystem import read_disk
+from handrail.tools.permission_flow import decide_call
 from handrail.tools.shell_session import ShellSession
 
 from .support import BufferFileSystem, make_context, run
@@ -75,12 +77,12 @@ async def test_the_permission_check_judges_paths_from_the_session_directory(
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.txt").write_text("x")
     value = BASH.input_model(command="cat a.txt")
+    sctx = replace(sctx, permission_context=PermissionContext(workspace_roots=(tmp_path,), cwd=tmp_path))
     await run(BASH, sctx, command="cd sub")
-    check = await BASH.check_permissions(value, sctx)
-    assert check.behavior == "allow"
+    assert (await decide_call(BASH, value, sctx)).behavior == "allow"
     assert sctx.shell is not None
     sctx.shell.cwd = None
-    assert (await BASH.check_permissions(BASH.input_model(command="cat ../../etc/passwd"), sctx)).behavior == "ask"
+    assert (await decide_call(BASH, BASH.input_model(command="cat ../../etc/passwd"), sctx)).behavior == "ask"
 
 
 def test_read_only_and_concurrency_come_from_the_analyser() -> None:

@@ -120,9 +120,7 @@ class PermissionContext:
         Indexed once per context: a rule written with a tool's old name (`Agent` for Task)
         applies to the tool as if written with its name.
         """
-        index: dict[tuple[str, str, tuple[str, ...]], tuple[PermissionRule, ...]] | None = self.__dict__.get(
-            "_by_tool"
-        )
+        index: dict[tuple[str, str, tuple[str, ...]], tuple[PermissionRule, ...]] | None = self.__dict__.get("_by_tool")
         if index is None:
             index = self.__dict__.setdefault("_by_tool", {})
         key = (behavior, tool_name, aliases)
@@ -149,14 +147,15 @@ class PermissionContext:
 
     def file_rules(
         self, behavior: RuleBehavior, tool_name: str, cwd: Path, aliases: tuple[str, ...] = ()
-    ) -> FileRules:
+    ) -> FileRules[PermissionRule]:
         """The path rules under `behavior` for file tool `tool_name`, compiled once per context and cwd.
 
         Their bases (workspace roots, the home folder, the cwd) are resolved when first needed
         and kept with the context: contexts never change, and a new one is built whenever
         settings do.
         """
-        cache: dict[tuple[str, str, Path, tuple[str, ...]], FileRules] = self.__dict__.setdefault("_file_rules", {})
+        cache: dict[tuple[str, str, Path, tuple[str, ...]], FileRules[PermissionRule]]
+        cache = self.__dict__.setdefault("_file_rules", {})
         key = (behavior, tool_name, cwd, aliases)
         found = cache.get(key)
         if found is None:

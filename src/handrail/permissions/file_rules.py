@@ -5,6 +5,9 @@ folder on the way there (a pattern naming a folder covers what is inside). The p
 all rules that share a base are joined into one regex, one named alternative per rule in
 rule order, so checking a path against many rules costs one regex match per base: the
 alternative that matches is the first rule in order that covers the path.
+
+This module knows rules only as objects with a `specifier` and a `root` (`PathRule`): the
+rule grammar (`rules`) builds on it, never the other way round.
 """
 
 from __future__ import annotations
@@ -14,14 +17,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Generic, Literal, Protocol, TypeVar
 
-from handrail.permissions.paths import absolute_text, real_text
-
-if TYPE_CHECKING:
-    from handrail.permissions.rules import PermissionRule
+from handrail.permissions.paths import absolute_text, real_text, within_text
 
 MatchBehavior = Literal["allow", "deny", "ask"]
+_WILDCARDS = frozenset("*?[")
+
+
+class PathRule(Protocol):
+    """What compiling a path rule needs of it: its pattern and the folder `/x` patterns are relative to."""
+
+    @property
+    def specifier(self) -> str | None: ...
+
+    @property
+    def root(self) -> Path | None: ...
+
+
+R = TypeVar("R", bound=PathRule)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where path rules may match below a folder: files they name exactly, globs to expand, folders to walk."""
+
+    files: tuple[str, ...] = ()
+    globs: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,20 +138,23 @@ class _Group:
         return any((rel := _below(path, base)) is not None and regex.fullmatch(rel) is not None for base in self.bases)
 
 
-class FileRules:
+class FileRules(Generic[R]):
     """Path rules (of one behavior, for one tool, relative to one cwd) compiled for fast matching.
 
     Building one resolves the rules' bases; keep it as long as the permission context it
     came from (see `PermissionContext.file_rules`).
     """
 
-    def __init__(self, rules: Sequence[PermissionRule], cwd: Path) -> None:
+    def __init__(self, rules: Sequence[R], cwd: Path) -> None:
         self.rules = tuple(rules)
         by_base: dict[Path, list[tuple[int, str]]] = {}
+        patterns: list[PathPattern] = []
         for index, rule in enumerate(self.rules):
             assert rule.specifier is not None
             pattern = path_pattern(rule.specifier, rule.root, cwd)
+            patterns.append(pattern)
             by_base.setdefault(pattern.base, []).append((index, _glob_source(pattern.pattern, pattern.anchored)))
+        self._patterns = tuple(patterns)
         groups: list[_Group] = []
         where: dict[int, tuple[_Group, int]] = {}
         for base, members in by_base.items():
@@ -155,7 +181,41 @@ class FileRules:
                 best = index
         return best
 
-    def first_match(self, candidates: Sequence[Sequence[str]], behavior: MatchBehavior) -> PermissionRule | None:
+    def reach(self, folder: str) -> Reach:
+        """Where below absolute, resolved `folder` these rules may match something.
+
+        A rule naming one file exactly (`./.env`) names it; an anchored pattern whose wildcards
+        stay within segments (`./.env.*`, `./config/*.pem`) is a glob to expand; a pattern that
+        may match at any depth (`./secrets/**`, `*.pem`) must be looked for by walking, from its
+        fixed part down when that lies in `folder`, else from `folder` itself. A rule that covers
+        `folder` whole is not here: checking `folder` itself finds it.
+        """
+        files: dict[str, None] = {}
+        globs: dict[str, None] = {}
+        folders: dict[str, None] = {}
+        for pattern in self._patterns:
+            segments = [s for s in pattern.pattern.strip("/").split("/") if s]
+            fixed = segments if pattern.anchored else []
+            for index, segment in enumerate(fixed):
+                if _WILDCARDS & set(segment):
+                    fixed = fixed[:index]
+                    break
+            base_text = str(pattern.base)
+            for base in dict.fromkeys((absolute_text(base_text), real_text(base_text))):
+                prefix = "/".join([base.rstrip("/"), *fixed]) if fixed else base
+                related = within_text(prefix, folder) or within_text(folder, prefix)
+                if fixed and len(fixed) == len(segments):
+                    if within_text(prefix, folder) and prefix != folder:
+                        files[prefix] = None
+                elif pattern.anchored and "**" not in segments and related:
+                    globs["/".join([base.rstrip("/"), *segments])] = None
+                elif within_text(prefix, folder):
+                    folders[prefix] = None
+                elif within_text(folder, prefix):
+                    folders[folder] = None
+        return Reach(tuple(files), tuple(globs), tuple(folders))
+
+    def first_match(self, candidates: Sequence[Sequence[str]], behavior: MatchBehavior) -> R | None:
         """The first rule covering a call whose paths have these forms (see `call_candidates`).
 
         An allow rule must cover every form of every path; a deny or ask rule any of them.
@@ -184,17 +244,18 @@ class FileRules:
         return None
 
 
-def call_candidates(paths: Sequence[Path], cwd: Path) -> tuple[tuple[str, ...], ...]:
+def call_candidates(paths: Sequence[Path | str], cwd: Path) -> tuple[tuple[str, ...], ...]:
     """For each path of a call, the forms file rules are checked against: absolute as written, and resolved.
 
     Inside a decision (`paths.one_decision`) each path is resolved once, however often it is asked for.
     """
+    return tuple(path_forms(str(path), cwd) for path in paths)
+
+
+def path_forms(text: str, cwd: Path) -> tuple[str, ...]:
+    """One path's forms: absolute as written (`..` folded) and, when different, resolved (`..` after links)."""
     here = str(cwd)
-    out: list[tuple[str, ...]] = []
-    for path in paths:
-        text = str(path)
-        full = text if text.startswith("/") else (here + text if here.endswith("/") else f"{here}/{text}")
-        written = absolute_text(full)
-        real = real_text(full)
-        out.append((written,) if written == real else (written, real))
-    return tuple(out)
+    full = text if text.startswith("/") else (here + text if here.endswith("/") else f"{here}/{text}")
+    written = absolute_text(full)
+    real = real_text(full)
+    return (written,) if written == real else (written, real)

@@ -3,22 +3,29 @@
 1. a tool-wide deny rule → deny
 2. a tool-wide ask rule → ask
 3. the tool's own check says deny → deny
-4. content-specific deny rules → deny, then content-specific ask rules → ask
-5. safety checks no mode skips: writes to `.git/`, `.handrail/`, shell rc files or
-   handrail's own settings and approvals (`~/.config/handrail`, `~/.local/state/handrail`) → ask
-   (`safety_check`); writes outside the working directories → ask (`working_dir`)
-   unless an allow rule names those paths explicitly
-6. the mode: `plan` denies what is not read-only (also where an earlier step asked); `bypassPermissions` allows;
-   `acceptEdits` allows file edits inside the working directories
+4. content-specific deny rules → deny, then content-specific ask rules → ask; for what a Bash
+   command touches, the Read rules (reads, runs, searches, `cd`) and Edit rules (writes) of each
+   path, and of what lies below a folder it searches recursively
+5. safety checks no mode skips: the tool's own safety ask (a flagged command, a repository whose
+   configuration runs programs); writes to protected paths (`protected`: `.git/`, `.vscode/`,
+   `.envrc`, shell startup files...) unless a rule names the path explicitly, or to handrail's
+   own settings and approvals → ask (`safety_check`); reads of process environments → ask;
+   writes outside the working directories → ask (`working_dir`) unless an allow rule covers them
+6. the mode: `plan` denies what is not read-only (also where an earlier step asked); `bypassPermissions`
+   allows; then reads outside the working directories ask (`outside_workspace`) unless a Read allow
+   rule covers them; `acceptEdits` allows file edits inside the working directories, and Bash
+   commands whose parts are all covered (its writes inside are its edits)
 7. the tool's own check says ask → ask (a tool-wide allow rule overrides it)
-8. allow rules → allow (a compound shell command needs every part allowed)
-9. the tool's own check says allow → allow
+8. allow rules → allow (a compound shell command needs every part allowed); a Bash rule allows
+   the command, not the files it writes: each needs an Edit allow rule (or an exact Bash rule
+   that names it) or the call asks
+9. the tool's own check says allow → allow (the same holds for the files it writes)
 10. read-only calls inside the working directories → allow; outside → ask
 11. anything else → ask
 
 In `dontAsk` mode every ask becomes a deny. Any exception inside the pipeline denies.
-File rules are checked against both the path as written and its resolved target: a
-deny on either denies, an allow must cover both.
+Every path is checked both as written and resolved (symlinks followed): a deny on either
+denies, an allow must cover both, and either outside the working directories is outside.
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handrail.permissions.context import PermissionContext, RuleBehavior
-from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision
-from handrail.permissions.file_rules import call_candidates
-from handrail.permissions.paths import one_decision, real_text
+from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision, Touch
+from handrail.permissions.file_rules import FileRules, call_candidates
+from handrail.permissions.paths import Roots, one_decision, real_text
+from handrail.permissions.protected import Protection, names_explicitly, protection
 from handrail.permissions.rules import (
     EDIT_TOOLS,
     FILE_TOOLS,
@@ -43,10 +51,9 @@ from handrail.permissions.rules import (
 from handrail.permissions.sources import DEFAULT_POLICY_PATH, user_settings_path
 from handrail.permissions.trust import approvals_path
 
-PROTECTED_DIRECTORIES: frozenset[str] = frozenset({".git", ".handrail"})
-SHELL_RC_FILES: frozenset[str] = frozenset(
-    {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin"}
-)
+Forms = tuple[tuple[str, ...], ...]  # for each path: its absolute form as written, and its resolved one
+# process memory and environments (the server's holds the API key), however the path reached them
+_SENSITIVE = re.compile(r"/proc/(?:self|thread-self|\d+)/(?:task/\d+/)?(?:environ|mem)")
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,7 @@ _READ_INSIDE = DecisionReason("read_only_in_workspace", "reads inside the worksp
 _READ_OUTSIDE = DecisionReason("outside_workspace", "reads outside the workspace need approval")
 _CHANGES = DecisionReason("default", "this tool changes things, so it needs approval")
 _RULE_WORDS: dict[str, str] = {"allow": "allowed by", "deny": "denied by", "ask": "approval asked by"}
+_VERBS = {"read": "reads", "write": "writes", "run": "runs", "search": "searches", "enter": "moves into"}
 
 
 def _rule_reason(behavior: RuleBehavior, rule: PermissionRule) -> DecisionReason:
@@ -97,7 +105,7 @@ def _content_match(
     behavior: RuleBehavior,
     facts: CallFacts,
     cwd: Path,
-    targets: tuple[tuple[str, ...], ...],
+    targets: Forms,
 ) -> PermissionRule | None:
     """The first rule of `behavior` with a specifier that covers the call; `targets` are its files' forms."""
     tool = facts.tool_name
@@ -126,12 +134,11 @@ def _bash_rules(
         allow=context.rules_for_tool("allow", "Bash"),
         deny=context.rules_for_tool("deny", "Bash"),
         ask=context.rules_for_tool("ask", "Bash"),
-        working_dirs=context.working_directories,
     )
 
 
 def _allowed_by_rules(
-    context: PermissionContext, facts: CallFacts, cwd: Path, targets: tuple[tuple[str, ...], ...]
+    context: PermissionContext, facts: CallFacts, cwd: Path, targets: Forms
 ) -> tuple[PermissionRule, ...]:
     """The allow rules that together cover the call (empty when they do not)."""
     if (rule := context.tool_wide_rule("allow", facts.tool_name, facts.aliases)) is not None:
@@ -148,25 +155,172 @@ def handrail_state_directories() -> tuple[Path, ...]:
     return (user_settings_path().parent, approvals_path().parent, DEFAULT_POLICY_PATH.parent)
 
 
-_PROTECTED_PART = re.compile("(?:^|/)(" + "|".join(map(re.escape, sorted(PROTECTED_DIRECTORIES))) + r")(?:/|\Z)")
-_SHELL_RC_NAME = re.compile("(?:^|/)(?:" + "|".join(map(re.escape, sorted(SHELL_RC_FILES))) + r")\Z")
+# ---------------------------------------------------------------------------- what a call touches
 
 
-def _safety_problem(forms: tuple[tuple[str, ...], ...], context: PermissionContext) -> str | None:
-    # read from the environment once per context: the server's environment does not change
-    state = context.roots("state", handrail_state_directories)
-    for candidates in forms:
-        for candidate in candidates:
-            if state.contain_either(candidate) or state.contain(real_text(candidate)):
-                return f"{candidate} holds handrail's own settings, so changing it always needs approval"
-            if protected := _PROTECTED_PART.search(candidate):
-                return f"{candidate} is inside a {protected.group(1)}/ folder, so changing it always needs approval"
-            if _SHELL_RC_NAME.search(candidate):
-                return f"{candidate} is a shell startup file, so changing it always needs approval"
+def _touch_rules(
+    context: PermissionContext, behavior: RuleBehavior, touch: Touch, cwd: Path
+) -> FileRules[PermissionRule]:
+    """The path rules a touch meets: Edit rules for a write, Read rules for the rest."""
+    return context.file_rules(behavior, "Edit" if touch.kind == "write" else "Read", cwd)
+
+
+# a name standing for "anything inside": a rule matching it below a folder covers all a search of it reads
+_ANY_CHILD = "/\x00"
+
+
+def _touch_rule(
+    context: PermissionContext, behavior: RuleBehavior, touches: tuple[Touch, ...], cwd: Path
+) -> tuple[PermissionRule, Touch] | None:
+    """The first deny (or ask) rule covering a path a call touches (for a search, all it reads), with that touch."""
+    for touch in touches:
+        rules = _touch_rules(context, behavior, touch, cwd)
+        if not rules.rules:
+            continue
+        if (rule := rules.first_match((touch.forms,), behavior)) is not None:
+            return rule, touch
+        inside = tuple(form + _ANY_CHILD for form in touch.forms)
+        if touch.kind == "search" and (rule := rules.first_match((inside,), behavior)) is not None:
+            return rule, touch
     return None
 
 
-Forms = tuple[tuple[str, ...], ...]  # for each path: its absolute form as written, and its resolved one
+def _touch_reason(behavior: RuleBehavior, rule: PermissionRule, touch: Touch) -> DecisionReason:
+    judged = "denies" if behavior == "deny" else "asks about"
+    path = touch.written if touch.written == touch.real else f"{touch.written} (which leads to {touch.real})"
+    return DecisionReason(
+        "rule", f"it {_VERBS[touch.kind]} {path}, which the rule {_rule_text(rule)} {judged}", str(rule)
+    )
+
+
+def _search_problem(context: PermissionContext, touches: tuple[Touch, ...], cwd: Path) -> DecisionReason | None:
+    """Why a recursive read must ask: below the folder lies a path a Read deny or ask rule covers, or too much to check.
+
+    A rule covering the folder itself was met at the folder; here it reads what lies in it
+    without naming it, so even a deny rule makes it ask (the user sees what it would read).
+    """
+    for touch in touches:
+        if touch.unchecked:
+            if touch.kind != "search" and not _has_rules(context, touch, cwd):
+                continue
+            verb = "names too many files" if touch.kind != "search" else "searches a folder too large"
+            return DecisionReason(
+                "rule", f"it {_VERBS[touch.kind]} {touch.written}, which {verb} to check against the rules"
+            )
+        if touch.kind != "search" or not touch.below:
+            continue
+        for behavior in ("deny", "ask"):
+            rules = context.file_rules(behavior, "Read", cwd)
+            if not rules.rules:
+                continue
+            for written, real in touch.below:
+                forms = (written,) if written == real else (written, real)
+                if (rule := rules.first_match((forms,), behavior)) is not None:
+                    message = (
+                        f"it reads everything in {touch.written}, including {written}, "
+                        f"which the rule {_rule_text(rule)} {'denies' if behavior == 'deny' else 'asks about'}"
+                    )
+                    return DecisionReason("rule", message, str(rule))
+    return None
+
+
+def _has_rules(context: PermissionContext, touch: Touch, cwd: Path) -> bool:
+    return bool(_touch_rules(context, "deny", touch, cwd).rules or _touch_rules(context, "ask", touch, cwd).rules)
+
+
+def _reads(touches: tuple[Touch, ...]) -> list[tuple[str, str]]:
+    """(written, resolved) of every path the touches read: their own, and what a search reads below."""
+    out = [(t.written, t.real) for t in touches if t.kind != "write"]
+    out.extend(entry for t in touches if t.kind == "search" for entry in t.below)
+    return out
+
+
+def _sensitive(paths: list[tuple[str, str]] | Forms) -> str | None:
+    for forms in paths:
+        for form in forms:
+            if _SENSITIVE.match(form):
+                return form
+    return None
+
+
+def _explicit_allow(
+    context: PermissionContext,
+    *,
+    tool: str,
+    aliases: tuple[str, ...],
+    cwd: Path,
+    forms: tuple[str, ...],
+    found: Protection,
+) -> PermissionRule | None:
+    """An allow rule that names protected `found` explicitly and covers the path (`Edit(./.vscode/settings.json)`)."""
+    for rule in context.rules_for_tool("allow", tool, aliases):
+        named = rule.specifier is not None and names_explicitly(rule.specifier, found)
+        if named and FileRules((rule,), cwd).first_match((forms,), "allow") is not None:
+            return rule
+    return None
+
+
+def _protected_problem(
+    context: PermissionContext, forms: tuple[str, ...], *, tool: str, aliases: tuple[str, ...], cwd: Path, named: bool
+) -> str | None:
+    """Why writing a path (given by its forms) always asks, or None."""
+    state = context.roots("state", handrail_state_directories)  # the server's environment does not change
+    for form in forms:
+        if state.contain_either(form) or state.contain(real_text(form)):
+            return f"{form} holds handrail's own settings, so changing it always needs approval"
+    for form in forms:
+        found = protection(form)
+        if (
+            found is not None
+            and not named
+            and _explicit_allow(context, tool=tool, aliases=aliases, cwd=cwd, forms=forms, found=found) is None
+        ):
+            return found.message(form)
+    return None
+
+
+def _covered(rules: FileRules[PermissionRule], forms: tuple[str, ...]) -> bool:
+    return bool(rules.rules) and rules.first_match((forms,), "allow") is not None
+
+
+def _outside_writes(context: PermissionContext, touches: tuple[Touch, ...], working: Roots, cwd: Path) -> list[str]:
+    allow = context.file_rules("allow", "Edit", cwd)
+    return [
+        t.real if working.contain_either(t.written) else t.written
+        for t in touches
+        if t.kind == "write"
+        and not t.named
+        and not working.contain_both(t.written, t.real)
+        and not _covered(allow, t.forms)
+    ]
+
+
+def _outside_reads(
+    context: PermissionContext, touches: tuple[Touch, ...], working: Roots, cwd: Path
+) -> list[tuple[Touch, str]]:
+    """The touches that read outside the working directories where no Read allow rule covers them (a run is the
+    rule's), with the path outside: the touch's own, or one a search reaches below it through a link."""
+    allow = context.file_rules("allow", "Read", cwd)
+    out: list[tuple[Touch, str]] = []
+    for touch in touches:
+        if touch.kind in ("write", "run") or touch.named:
+            continue
+        for written, real in ((touch.written, touch.real), *touch.below):
+            if not working.contain_both(written, real):
+                forms = (written,) if written == real else (written, real)
+                if not _covered(allow, forms):
+                    out.append((touch, real if working.contain_either(written) else written))
+                    break
+    return out
+
+
+def _unapproved_writes(context: PermissionContext, touches: tuple[Touch, ...], cwd: Path) -> list[Touch]:
+    """The writes no Edit allow rule (nor an exact Bash rule naming them) approves: a Bash rule allows commands."""
+    allow = context.file_rules("allow", "Edit", cwd)
+    return [t for t in touches if t.kind == "write" and not t.named and not _covered(allow, t.forms)]
+
+
+# ---------------------------------------------------------------------------- suggestions
 
 
 def _forms(facts: CallFacts, cwd: Path) -> tuple[Forms, Forms]:
@@ -183,7 +337,12 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
     return _suggestions(facts, cwd, _forms(facts, cwd)[1])
 
 
-def _suggestions(facts: CallFacts, cwd: Path, targets: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+def _path_rule(family: str, path: str) -> str | None:
+    """`Edit(//abs/path)` for one absolute path, or None when its text would read as a pattern."""
+    return None if any(ch in path for ch in "*?[]()") else f"{family}(/{path})"
+
+
+def _suggestions(facts: CallFacts, cwd: Path, targets: Forms) -> tuple[str, ...]:
     tool = facts.tool_name
     content = facts.rule_content
     if tool == "Bash":
@@ -192,14 +351,34 @@ def _suggestions(facts: CallFacts, cwd: Path, targets: tuple[tuple[str, ...], ..
         return analyse(content, cwd=cwd).suggestions if content else ()  # normalised prefixes; none when flagged
     if tool in FILE_TOOLS:
         family = "Edit" if tool in EDIT_TOOLS else "Read"
-        texts = [forms[0] for forms in targets]
-        if not texts or any(ch in text for text in texts for ch in "*?[]()"):
-            return ()
-        return tuple(f"{family}(/{text})" for text in texts)
+        found = [_path_rule(family, forms[0]) for forms in targets]
+        return tuple(r for r in found if r is not None) if found and None not in found else ()
     if tool == "WebFetch":
         host = url_host(content) if content else None
         return (f"WebFetch(domain:{host})",) if host else ()
     return (tool,)
+
+
+def _touch_suggestions(
+    context: PermissionContext, touches: tuple[Touch, ...], working: Roots, cwd: Path
+) -> tuple[str, ...] | None:
+    """The Read and Edit rules that would approve what the touches need approved (None: one cannot be offered).
+
+    None when a link stands between a path and where it leads: one rule would have to cover both
+    places, which is more than the command asked for.
+    """
+    needed = [(t, t.written) for t in _unapproved_writes(context, touches, cwd)]
+    needed += _outside_reads(context, touches, working, cwd)
+    rules: list[str] = []
+    for touch, path in needed:
+        rule = _path_rule("Edit" if touch.kind == "write" else "Read", path)
+        if rule is None or touch.written != touch.real or path != touch.written:
+            return None  # a link on the way, or a path found below a search: no exact rule covers it
+        rules.append(rule)
+    return tuple(dict.fromkeys(rules))
+
+
+# ---------------------------------------------------------------------------- the steps
 
 
 def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
@@ -207,17 +386,26 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     tool = facts.tool_name
     aliases = facts.aliases
     forms, targets = _forms(facts, cwd)  # resolved once per decision
+    touches = check.touches
+    working = context.roots("working", lambda: context.working_directories)
 
     def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
         if behavior != "ask":
             if check.diff is None and not check.suggestions:  # the same verdict every time: build it once
                 return context.cached(("verdict", behavior, reason), lambda: PermissionDecision(behavior, reason))
             return PermissionDecision(behavior, reason, check.diff, check.suggestions)
-        # a safety check offers only the rules the tool itself names as settling it (WebFetch's domain rule)
-        suggestions = check.suggestions if reason.type == "safety_check" else check.suggestions or _suggestions(
-            facts, cwd, targets
-        )
-        return PermissionDecision(behavior, reason, check.diff, suggestions)
+        return PermissionDecision(behavior, reason, check.diff, suggestions(reason))
+
+    def suggestions(reason: DecisionReason) -> tuple[str, ...]:
+        if reason.type == "safety_check":
+            # only rules the tool itself names as settling it (WebFetch's domain rule); a command's rules never do
+            return () if touches else check.suggestions
+        if not touches:
+            return check.suggestions or _suggestions(facts, cwd, targets)
+        if check.behavior == "ask" and not check.suggestions:
+            return ()  # a part of the command no rule can be offered for
+        extra = _touch_suggestions(context, touches, working, cwd)
+        return () if extra is None else (*check.suggestions, *extra)
 
     def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
         return verdict(behavior, context.cached(("rule", behavior, rule), lambda: _rule_reason(behavior, rule)))
@@ -230,23 +418,45 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     # 3: the tool's own deny
     if check.behavior == "deny":
         return verdict("deny", DecisionReason("tool", check.message or f"{tool} refused this call"))
-    # 4: content-specific rules
+    # 4: content-specific rules, and the rules of the paths the call touches
     if (rule := _content_match(context, "deny", facts, cwd, targets)) is not None:
         return by_rule("deny", rule)
+    if touches and (hit := _touch_rule(context, "deny", touches, cwd)) is not None:
+        return verdict("deny", _touch_reason("deny", *hit))
     if (rule := _content_match(context, "ask", facts, cwd, targets)) is not None:
         return by_rule("ask", rule)
+    if touches and (hit := _touch_rule(context, "ask", touches, cwd)) is not None:
+        return verdict("ask", _touch_reason("ask", *hit))
+    if touches and (reason := _search_problem(context, touches, cwd)) is not None:
+        return verdict("ask", reason)
     # 5: safety checks
     if check.behavior == "ask" and check.safety:
         return verdict("ask", DecisionReason("safety_check", check.message or f"{tool} flagged this call"))
-    working = context.roots("working", lambda: context.working_directories)
+    reading = _reads(touches) if touches else (forms if facts.read_only else ())
+    if reading and (secret := _sensitive(reading)) is not None:
+        return verdict(
+            "ask", DecisionReason("safety_check", f"{secret} holds a process's memory or environment (secrets)")
+        )
     writes = not facts.read_only and bool(forms)
     if writes:
-        if (problem := _safety_problem(forms, context)) is not None:
-            return verdict("ask", DecisionReason("safety_check", problem))
+        for path_forms in forms:
+            problem = _protected_problem(context, path_forms, tool=tool, aliases=aliases, cwd=cwd, named=False)
+            if problem is not None:
+                return verdict("ask", DecisionReason("safety_check", problem))
         outside = [f[-1] for f in forms if not working.contain_both(f[0], f[-1])]
         if outside and _content_match(context, "allow", facts, cwd, targets) is None:
             names = ", ".join(outside)
             return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
+    for touch in touches:
+        if touch.kind != "write":
+            continue
+        problem = _protected_problem(context, touch.forms, tool="Edit", aliases=(), cwd=cwd, named=touch.named)
+        if problem is not None:
+            return verdict("ask", DecisionReason("safety_check", problem))
+    if touches and (outside := _outside_writes(context, touches, working, cwd)):
+        return verdict(
+            "ask", DecisionReason("working_dir", f"it writes {', '.join(outside)}, outside the working directories")
+        )
     # 6: the mode
     if context.mode == "plan" and not facts.read_only:
         return verdict(
@@ -254,21 +464,31 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         )
     if context.mode == "bypassPermissions" and not context.bypass_disabled:
         return verdict("allow", DecisionReason("mode", "bypassPermissions mode allows every call"))
-    if context.mode == "acceptEdits" and tool in EDIT_TOOLS and writes:
+    if touches and (reached := _outside_reads(context, touches, working, cwd)):
+        names = ", ".join(dict.fromkeys(path for _, path in reached))
+        return verdict("ask", DecisionReason("outside_workspace", f"it reads {names}, outside the working directories"))
+    if context.mode == "acceptEdits" and (
+        (tool in EDIT_TOOLS and writes) or (check.behavior == "allow" and any(t.kind == "write" for t in touches))
+    ):
         return verdict("allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories"))
     # 7: the tool's own ask (a tool-wide allow rule overrides it)
     if check.behavior == "ask":
         if (rule := context.tool_wide_rule("allow", tool, aliases)) is not None:
             return by_rule("allow", rule)
         return verdict("ask", DecisionReason("tool", check.message or f"{tool} asks for approval"))
+    unapproved = _unapproved_writes(context, touches, cwd) if touches else []
     # 8: allow rules
     if allowed := _allowed_by_rules(context, facts, cwd, targets):
+        if unapproved and allowed[0].specifier is not None:
+            return verdict("ask", _writes_reason(unapproved, f"the rule {_rule_text(allowed[0])} allows the command"))
         if len(allowed) == 1:
             return by_rule("allow", allowed[0])
         names = ", ".join(_rule_text(r) for r in allowed)
         return verdict("allow", DecisionReason("rule", f"every part is allowed by the rules {names}", str(allowed[0])))
     # 9: the tool's own allow
     if check.behavior == "allow":
+        if unapproved:
+            return verdict("ask", _writes_reason(unapproved, check.message or f"{tool} allows the command"))
         return verdict("allow", DecisionReason("tool", check.message or f"{tool} allows this call"))
     # 10-11: read-only inside the working directories, else ask
     if facts.read_only:
@@ -276,3 +496,8 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
             return verdict("allow", _READ_INSIDE)
         return verdict("ask", _READ_OUTSIDE)
     return verdict("ask", _CHANGES)
+
+
+def _writes_reason(unapproved: list[Touch], allowed: str) -> DecisionReason:
+    names = ", ".join(t.written for t in unapproved)
+    return DecisionReason("default", f"{allowed}, but it also writes {names}, and no rule allows editing that")

@@ -228,12 +228,9 @@ def bash_rules_covering(
     allow: Sequence[PermissionRule] = (),
     deny: Sequence[PermissionRule] = (),
     ask: Sequence[PermissionRule] = (),
-    working_dirs: Sequence[Path] = (),
 ) -> tuple[PermissionRule, ...]:
-    """The Bash rules of `behavior` that cover `command`, judged by one analysis under all the given rules.
-
-    Without `working_dirs`, `cwd` (default: the process cwd) is the one working directory.
-    """
+    """The Bash rules of `behavior` that cover `command` run in `cwd` (default: the process cwd), judged by one
+    analysis under all the given rules."""
     from handrail.permissions.bash import analysis, covering  # tree-sitter loads on the first Bash decision
 
     if not command:
@@ -248,7 +245,6 @@ def bash_rules_covering(
         deny=specifiers["deny"],
         ask=specifiers["ask"],
         cwd=here,
-        working_dirs=tuple(working_dirs) or (here,),
     )
     found = set(covering(verdict, specifiers[behavior], behavior))
     rules = {"allow": allow, "deny": deny, "ask": ask}[behavior]

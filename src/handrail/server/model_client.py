@@ -212,7 +212,7 @@ class ModelClient:
                 raise StreamFault(f"no data from the model API for {idle:g} s") from exc
             raise
         except (ValueError, KeyError, IndexError, RecursionError) as exc:
-            # the SDK parses each SSE event as it comes: garbage (or an event nested absurdly deep) surfaces as one of these
+            # the SDK parses each SSE event as it comes: garbage (or an event nested absurdly deep) surfaces so
             raise StreamFault(f"malformed event stream ({type(exc).__name__}: {exc})") from exc
         if not message.started:
             raise StreamFault("the event stream ended before the message started")

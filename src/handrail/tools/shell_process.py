@@ -15,6 +15,25 @@ KILL_GRACE_SECONDS = 2.0
 READ_CHUNK = 65_536
 # Commands run unattended: an editor or a pager would wait for a human who is not there.
 SHELL_ENV_OVERRIDES = {"GIT_EDITOR": "true", "PAGER": "cat", "GIT_PAGER": "cat"}
+# Defence in depth under the permission check (which inspects repositories itself): git never takes a
+# folder it stumbles on for a bare repository, and runs no fsmonitor program, whatever a repository says.
+GIT_CONFIG_OVERRIDES = (("safe.bareRepository", "explicit"), ("core.fsmonitor", "false"))
+
+
+def shell_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment commands run with: `base` (the server's), the overrides above, and the git settings
+    appended to any `GIT_CONFIG_COUNT` list already there."""
+    env = {**(dict(os.environ) if base is None else base), **SHELL_ENV_OVERRIDES}
+    try:
+        count = int(env.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        count = 0
+    for key, value in GIT_CONFIG_OVERRIDES:
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
+    return env
 
 
 class ShellProtocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -44,7 +63,7 @@ async def spawn(
         "-c",
         script,
         cwd=cwd,
-        env={**os.environ, **SHELL_ENV_OVERRIDES},
+        env=shell_environment(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,

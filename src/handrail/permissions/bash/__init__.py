@@ -1,8 +1,8 @@
 """Bash command analysis for permissions: what a command line would run, and whether rules allow it.
 
-Use `analyse(command, allow=..., deny=..., ask=..., cwd=..., working_dirs=...)`; it returns a
-`BashVerdict` (allow / deny / ask, with reasons, the commands found, suggested rules, whether
-the line is read-only, the files it redirects to and touches). See `analyser` for the semantics
+Use `analyse(command, allow=..., deny=..., ask=..., cwd=...)`; it returns a `BashVerdict`
+(allow / deny / ask, with reasons, the commands found, suggested rules, whether the line is
+read-only, every file it touches and every repository git will use). See `analyser` for the semantics
 and `checks.CHECK_MESSAGES` for every check id. Pure: no I/O, no subprocesses; tree-sitter
 parsers are cached per thread.
 """

@@ -1,6 +1,6 @@
 """Decide allow / deny / ask for one Bash command line.
 
-`analyse(command, allow=..., deny=..., ask=..., cwd=..., working_dirs=...)` takes Bash rule
+`analyse(command, allow=..., deny=..., ask=..., cwd=...)` takes Bash rule
 specifiers as plain strings (``npm test:*``, ``git status``, ``git * --dry-run``) and returns a
 `BashVerdict`. The semantics:
 
@@ -11,15 +11,19 @@ specifiers as plain strings (``npm test:*``, ``git status``, ``git * --dry-run``
    the path of `/bin/rm` dropped, with or without its wrappers), denies the whole line.
 3. More than 50 commands: ask. An ask rule matching any command: ask. Any flagged check
    (`checks`): ask, whatever the allow rules say.
-4. Otherwise each command must be covered: read-only (`readonly`) with every file it touches
-   inside the working directories, or matched by an allow rule (prefix rules for bare shells and
-   wrappers are refused), or a `cd` into a working directory. Files outside the working
-   directories make it ask (an exact rule still allows its own arguments). Commands after a
-   `cd` are judged in every directory they may run in.
+4. Otherwise each command must be covered: read-only (`readonly`), a plain file operation
+   (`mkdir`, `touch`, `cp`, `mv`, `tee`: its only effect is writing the files it names), matched
+   by an allow rule (prefix rules for bare shells and wrappers are refused), or a `cd`. An
+   expansion among the arguments of a command whose arguments are data (`echo $HOME`), or of a
+   command covered by a prefix rule that names no files (`npm install ${pkg}` under
+   `Bash(npm:*)`), cannot add a command and is allowed; so is a `$(...)` whose commands are all
+   covered themselves. Commands after a `cd` are judged in every directory they may run in.
 5. Any exception: ask, with reason `analyser_error`.
 
-The analyser reads no files: paths are normalized lexically. The caller must still check the
-reported `paths` and `redirect_targets` against file rules after resolving symlinks.
+The analyser decides about commands, never about paths: every file or folder a command reads,
+writes, runs, searches or moves into is reported in `accesses` (and every repository git will
+use in `git`), for the permission pipeline to resolve and decide as the file tools' would. A
+rule allows a command, not the files it touches. The analyser reads no files.
 """
 
 from __future__ import annotations
@@ -32,13 +36,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from handrail.permissions.bash.checks import command_reasons, declaration_reasons, reason, script_reasons
+from handrail.permissions.bash.checks import (
+    INTERPRETERS as CODE_INTERPRETERS,
+)
+from handrail.permissions.bash.checks import (
+    command_reasons,
+    declaration_reasons,
+    reason,
+    script_reasons,
+)
 from handrail.permissions.bash.effective import Effective, expand
 from handrail.permissions.bash.env_vars import is_dangerous, is_safe
 from handrail.permissions.bash.matching import BashRule, compile_rule, head_reaches_inside, matches
-from handrail.permissions.bash.model import BashVerdict, Behavior, Direction, Reason, Redirect, Word
+from handrail.permissions.bash.model import (
+    Access,
+    AccessKind,
+    BashVerdict,
+    Behavior,
+    GitUse,
+    Reason,
+    Redirect,
+    Word,
+)
 from handrail.permissions.bash.readonly import (
+    FILE_NAMING,
+    ReadOnly,
+    follows_links,
     git_call,
+    git_folder,
     is_destructive,
     must_not_interrupt,
     read_only,
@@ -47,7 +72,7 @@ from handrail.permissions.bash.readonly import (
 from handrail.permissions.bash.wrappers import RUNNERS, SHELLS, base_name
 
 MAX_SUBCOMMANDS = 50
-MAX_SUGGESTIONS = 5
+MAX_SUGGESTIONS = 8
 PLACEHOLDER = "\ufffc"  # the arguments `xargs` and `find -exec {}` add: only an open-ended rule covers them
 
 # wrappers that change nothing about what a read-only command does
@@ -70,22 +95,10 @@ RO_TRANSPARENT = frozenset(
 )
 SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 SAFE_READ_TARGETS = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/tty"})
-PROTECTED_DIRS = (".git", ".handrail")
-PROTECTED_FILES = frozenset(
-    {
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zprofile",
-        ".zshenv",
-        ".zlogin",
-        ".zlogout",
-        ".inputrc",
-    }
-)
+# plain file operations: their only effect is writing the files they name (acceptEdits mode covers them)
+FILE_OPERATIONS = frozenset({"mkdir", "touch", "cp", "mv", "tee"})
+# commands whose arguments are only data: an expansion among them cannot name a file or add a command
+DATA_COMMANDS = frozenset({"echo", "true", "false", ":", "sleep", "seq", "basename", "dirname", "expr", "numfmt"})
 CD_COMMANDS = frozenset({"cd", "pushd", "popd"})
 _ISOLATING = frozenset(
     {
@@ -109,11 +122,10 @@ def analyse(
     deny: Sequence[str] = (),
     ask: Sequence[str] = (),
     cwd: Path,
-    working_dirs: Sequence[Path] = (),
 ) -> BashVerdict:
     """The verdict for one command line; never raises (an internal error means ask)."""
     try:
-        return _Analysis(command, allow=allow, deny=deny, ask=ask, cwd=cwd, working_dirs=working_dirs).run()
+        return _Analysis(command, allow=allow, deny=deny, ask=ask, cwd=cwd).run()
     except Exception as exc:  # fail closed
         return BashVerdict(
             "ask",
@@ -164,27 +176,12 @@ def _render_assignment_words(effective: Effective) -> list[str]:
     return [a.raw for a in effective.env]
 
 
-@dataclass
-class _Judgement:
-    covered: bool = False
-    by: str = ""
-    rule: BashRule | None = None  # the allow rule naming this part (also when it is covered as read-only)
-    flags: list[Reason] = field(default_factory=list)
-    problems: list[Reason] = field(default_factory=list)  # not flags, but still ask (paths outside, cd outside)
-    read_only: bool = False
-    suggestion_ok: bool = True
+def _join(word: Word, cwd: str) -> str | None:
+    """The absolute path a word names, joined onto `cwd` as written (None if it cannot be known).
 
-
-def _normal(path: str) -> str:
-    return os.path.normpath(path)
-
-
-def _inside(path: str, roots: Sequence[str]) -> bool:
-    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
-
-
-def _resolve(word: Word, cwd: str) -> str | None:
-    """An absolute, lexically normalized path for a word naming a file (None if it cannot be known)."""
+    `..` stays in place: after a symlink, `a/link/..` is the link target's parent, which only
+    resolving the path (the pipeline does) can tell.
+    """
     if not word.resolved:
         return None
     text = word.text
@@ -203,12 +200,41 @@ def _resolve(word: Word, cwd: str) -> str | None:
         return None
     if not text.startswith("/"):
         text = cwd.rstrip("/") + "/" + text
-    return _normal(text)
+    return text
 
 
-def _protected(path: str) -> bool:
-    parts = path.lower().split("/")
-    return any(p in PROTECTED_DIRS for p in parts[:-1]) or parts[-1] in PROTECTED_DIRS or parts[-1] in PROTECTED_FILES
+def _safe_target(path: str, kind: AccessKind) -> bool:
+    normal = os.path.normpath(path)
+    safe = SAFE_WRITE_TARGETS if kind == "write" else SAFE_READ_TARGETS
+    return normal in safe or normal.startswith("/dev/fd/")
+
+
+def _script_operand(argv: Sequence[Word]) -> Word | None:
+    """The script file a shell, an interpreter or `source` runs (`bash x.sh`, `python3 x.py`, `. ./env.sh`)."""
+    name = base_name(argv[0].text)
+    if name in ("source", "."):
+        return argv[1] if len(argv) > 1 else None
+    if name not in SHELLS and name.rstrip("0123456789.") not in CODE_INTERPRETERS | {"python"}:
+        return None
+    for word in argv[1:]:
+        text = word.text
+        if text in ("-c", "-e", "-E", "-m", "-r", "-p", "--eval", "--print", "-", "--"):
+            return None
+        if not text.startswith(("-", "+")):
+            return word
+    return None
+
+
+@dataclass
+class _Judgement:
+    covered: bool = False
+    by: str = ""
+    rule: BashRule | None = None  # the allow rule naming this part (also when it is covered as read-only)
+    flags: list[Reason] = field(default_factory=list)
+    problems: list[Reason] = field(default_factory=list)  # not flags, but still ask (a path or cd not known)
+    read_only: bool = False
+    suggestion_ok: bool = True
+    accesses: list[Access] = field(default_factory=list)
 
 
 class _Analysis:
@@ -220,19 +246,15 @@ class _Analysis:
         deny: Sequence[str],
         ask: Sequence[str],
         cwd: Path,
-        working_dirs: Sequence[Path],
     ) -> None:
         self.command = command
         self.whole = command.strip()
         self.allow = [compile_rule(r) for r in allow]
         self.deny = [compile_rule(r) for r in deny]
         self.ask = [compile_rule(r) for r in ask]
-        self.cwd = _normal(str(cwd))
-        roots = [_normal(str(p)) for p in working_dirs] or [self.cwd]
-        self.roots = roots
+        self.cwd = os.path.normpath(str(cwd))
         self.functions: frozenset[str] = frozenset()
-        self.redirect_targets: dict[tuple[str, Direction], None] = {}
-        self.paths: dict[tuple[str, Direction], None] = {}
+        self.git: dict[GitUse, None] = {}
 
     # ------------------------------------------------------------------ forms
 
@@ -313,11 +335,6 @@ class _Analysis:
         script_flags: list[Reason] = list(expansion.problems)
         for script in expansion.scripts:
             script_flags.extend(script_reasons(script))
-        substitutions = [e for e in effectives if "command_substitution" in e.contexts and e.argv]
-        if substitutions:
-            script_flags.append(
-                reason("command_substitution", ", ".join(dict.fromkeys(render(e.argv) for e in substitutions)))
-            )
 
         # deny: any part, any form
         whole = self.whole
@@ -344,13 +361,15 @@ class _Analysis:
 
         self.functions = expansion.functions
         judgements = self.judge_all(effectives)
+        script_flags.extend(self.substitution_flags(effectives, judgements))
         flags = list(dict.fromkeys([*script_flags, *(f for j in judgements for f in j.flags)]))
         counted = [e for e in effectives if e.argv and not e.runs_script]
+        accesses = self.accesses(judgements)
         base = BashVerdict(
             "ask",
             subcommands=subcommands,
-            redirect_targets=tuple(self.redirect_targets),
-            paths=tuple(self.paths),
+            accesses=accesses,
+            git=tuple(self.git),
             must_not_interrupt=any(must_not_interrupt(e.argv) for e in counted),
             changes_cwd=any(e.name in CD_COMMANDS for e in counted),
             flagged=tuple(dict.fromkeys(f.id for f in flags)),
@@ -375,25 +394,54 @@ class _Analysis:
         if not reasons and not all(j.covered for j in judgements):  # never allow by omission
             reasons.append(Reason("no_rule", "a part of the command is not covered"))
         reasons = list(dict.fromkeys(reasons))
-        read_only = (
-            not flags
-            and all(j.read_only for j in judgements)
-            and not any(d == "write" for _, d in self.redirect_targets)
-        )
+        read_only = not flags and all(j.read_only for j in judgements) and not any(a.kind == "write" for a in accesses)
         if not reasons:
             allowed_by = tuple(dict.fromkeys(Reason("allowed", j.by) for j in judgements if j.by))
             return replace(
                 base, behavior="allow", reasons=allowed_by or (Reason("allowed", "nothing runs"),), read_only=read_only
             )
-        suggestions: list[str] = []
-        if not flags:  # no "always allow" offer on a line with anything flagged
-            for effective, judgement in uncovered:
-                suggestion = suggest(effective) if judgement.suggestion_ok else None
-                if suggestion is not None and suggestion not in suggestions:
-                    suggestions.append(suggestion)
-        return replace(
-            base, reasons=tuple(reasons), suggestions=tuple(suggestions[:MAX_SUGGESTIONS]), read_only=read_only
+        suggestions = self.suggestions(uncovered) if all(r.id == "no_rule" for r in reasons) else ()
+        return replace(base, reasons=tuple(reasons), suggestions=suggestions, read_only=read_only)
+
+    @staticmethod
+    def suggestions(uncovered: Sequence[tuple[Effective, _Judgement]]) -> tuple[str, ...]:
+        """The rules that together cover every uncovered part, or none: a partial set would not cover the line."""
+        found: list[str] = []
+        for effective, judgement in uncovered:
+            suggestion = suggest(effective) if judgement.suggestion_ok else None
+            if suggestion is None:
+                return ()
+            if suggestion not in found:
+                found.append(suggestion)
+        return tuple(found) if len(found) <= MAX_SUGGESTIONS else ()
+
+    @staticmethod
+    def accesses(judgements: Sequence[_Judgement]) -> tuple[Access, ...]:
+        """Every part's accesses, each once: named when an exact rule names it for every part that touches it."""
+        found: dict[tuple[str, AccessKind, bool, bool], bool] = {}
+        for judgement in judgements:
+            named = judgement.rule is not None and judgement.rule.kind == "exact"
+            for access in judgement.accesses:
+                key = (access.path, access.kind, access.follows_links, access.wildcard)
+                found[key] = found.get(key, True) and named
+        return tuple(
+            Access(path, kind, named, follows, wildcard) for (path, kind, follows, wildcard), named in found.items()
         )
+
+    def substitution_flags(self, effectives: Sequence[Effective], judgements: Sequence[_Judgement]) -> list[Reason]:
+        """`command_substitution` unless every command inside a `$(...)` is covered and unflagged.
+
+        Where the output lands is judged where it lands: as the command name or in a
+        redirection it is unresolved (flagged there); among the arguments of a command that
+        names files it is an unknown file (flagged there); among data it is harmless.
+        """
+        inside = [(e, j) for e, j in zip(effectives, judgements, strict=True) if "command_substitution" in e.contexts]
+        if not inside:
+            return []
+        if all(j.covered and not j.flags and not j.problems for _, j in inside):
+            return []
+        texts = ", ".join(dict.fromkeys(render(e.argv) or e.source.text.strip() for e, _ in inside))
+        return [reason("command_substitution", texts)]
 
     @staticmethod
     def display(effective: Effective) -> str:
@@ -439,10 +487,12 @@ class _Analysis:
                 again.covered = again.covered and first.covered
                 again.problems = [*first.problems, *again.problems]
                 again.flags = [*first.flags, *again.flags]
+                again.accesses = [*first.accesses, *again.accesses]
                 judgements[index] = again
         return judgements
 
     def cd_targets(self, effective: Effective, cwds: list[str], seen: list[str], judgement: _Judgement) -> list[str]:
+        """Where a `cd`, `pushd` or `popd` lands (each a folder the pipeline must find inside the working dirs)."""
         name = effective.name
         args = [w for w in effective.argv[1:] if not (w.text.startswith("-") and w.text != "-" and w.resolved)]
         if name == "popd":
@@ -452,103 +502,163 @@ class _Analysis:
             judgement.covered = False
             return []
         word = args[0] if args else Word("~", "~", "u")
-        if word.text == "-" or not word.resolved:
-            judgement.problems.append(Reason("cd_outside", f"`{render(effective.argv)}`: where it lands is unknown"))
-            judgement.covered = False
-            return []
-        targets = [_resolve(word, c) for c in cwds]
+        targets = [_join(word, c) for c in cwds] if word.text != "-" else [None]
         if any(t is None for t in targets):
             judgement.problems.append(Reason("cd_outside", f"`{render(effective.argv)}`: where it lands is unknown"))
             judgement.covered = False
             return []
         resolved = [t for t in targets if t is not None]
-        outside = [t for t in resolved if not _inside(t, self.roots)]
-        if outside:
-            judgement.problems.append(
-                Reason("cd_outside", f"`{render(effective.argv)}` leaves the working directories ({outside[0]})")
-            )
-            judgement.covered = False
+        judgement.accesses.extend(Access(t, "enter") for t in resolved)
         return resolved
 
     def judge(self, effective: Effective, cwds: Sequence[str]) -> _Judgement:
         judgement = _Judgement()
         source = effective.source
         if source.kind in ("declaration", "unset", "assignment", "test", "arithmetic"):
-            return self.judge_builtin(effective, judgement)
-        judgement.flags.extend(command_reasons(effective))
-        if judgement.flags:
-            judgement.suggestion_ok = False
-        outside = self.check_redirects(effective, cwds, judgement)
-        if effective.runs_script and not effective.argv:
-            judgement.covered = True
-            judgement.read_only = not judgement.flags and not outside
-            return judgement
+            return self.judge_builtin(effective, judgement, cwds)
+        flags = command_reasons(effective)
+        self.redirect_accesses(effective, cwds, judgement)
         argv = effective.argv
-        if not argv:  # only redirections: `2>&1` is harmless, `> file` truncates a file (ask)
-            judgement.covered = judgement.read_only = not self.writes(effective)
+        if effective.runs_script and not argv:
+            judgement.flags = flags
+            judgement.covered = True
+            judgement.read_only = not flags and not self.writes(effective)
+            return judgement
+        if not argv:  # only redirections: `2>&1` is harmless, `> file` truncates a file (a write to decide)
+            judgement.flags = flags
+            judgement.covered = True
+            judgement.read_only = not self.writes(effective)
             judgement.suggestion_ok = False
             return judgement
         if argv[0].resolved and argv[0].text in self.functions and not effective.layers:
+            judgement.flags = flags
             judgement.covered = True  # a function defined on this line: its body is judged on its own
             judgement.read_only = not self.writes(effective)
             judgement.by = f"`{argv[0].text}` is a function defined on this line"
             return judgement
         if argv[0].resolved and argv[0].text in CD_COMMANDS:
+            judgement.flags = flags
             judgement.covered = True
             judgement.read_only = True
             judgement.suggestion_ok = False
             return judgement
         if is_destructive(argv) or effective.privileged:
             judgement.suggestion_ok = False
-        ro = read_only(argv) if self.ro_eligible(effective) else None
-        path_words = list(touched_paths(argv)) if argv[0].resolved else []
-        path_words += list(effective.wrapper_paths) + [(w, "read") for w in effective.chdirs]
-        if effective.via and effective.via[-1].startswith("find"):
-            path_words = [(w, d) for w, d in path_words if "{}" not in w.text]  # the files find passes
-        paths_out = self.check_paths(path_words, cwds, judgement)
-        judgement.read_only = bool(ro and ro.read_only) and not judgement.flags and not self.writes(effective)
         rule = self.allow_match(effective)
+        data = False
+        if self.relaxable(effective, rule):
+            flags = [f for f in flags if f.id != "unresolved_argument"]
+            data = argv[0].text in DATA_COMMANDS
+        judgement.flags = flags
+        if flags:
+            judgement.suggestion_ok = False
+        if data:
+            ro: ReadOnly | None = ReadOnly(True) if self.ro_eligible(effective, data=True) else None
+        else:
+            ro = read_only(argv) if self.ro_eligible(effective) else None
+        self.path_accesses(self.touched(effective, data), cwds, judgement, follows_links(argv))
+        self.git_use(effective, cwds, judgement)
         judgement.rule = rule
-        if judgement.read_only and not paths_out and not outside:
+        only_reads = bool(ro and ro.read_only) and not flags
+        judgement.read_only = only_reads and not self.writes(effective)
+        if only_reads:
             judgement.covered = True
-            judgement.by = f"`{render(argv)}` only reads inside the working directories"
-            return judgement
-        if rule is not None:
-            if paths_out and rule.kind != "exact":
-                judgement.problems.append(
-                    Reason(
-                        "path_outside_working_dirs",
-                        f"`{render(argv)}` touches {paths_out[0]}, outside the working directories",
-                    )
-                )
-                judgement.suggestion_ok = False
-                return judgement
+            judgement.by = f"`{render(argv)}` only reads"
+        elif not flags and argv[0].text in FILE_OPERATIONS and self.ro_eligible(effective):
+            judgement.covered = True
+            judgement.by = f"`{render(argv)}` only writes the files it names"
+        elif rule is not None:
             judgement.covered = True
             judgement.by = f"{rule.display} allows `{render(argv)}`"
-            return judgement
-        if paths_out:
-            judgement.problems.append(
-                Reason(
-                    "path_outside_working_dirs",
-                    f"`{render(argv)}` touches {paths_out[0]}, outside the working directories",
-                )
-            )
-            if judgement.read_only:
-                judgement.suggestion_ok = False
         return judgement
 
-    def judge_builtin(self, effective: Effective, judgement: _Judgement) -> _Judgement:
+    def touched(self, effective: Effective, data: bool) -> list[tuple[Word, AccessKind]]:
+        """The words of a command naming files it touches, and how (its arguments, wrappers, the script it runs)."""
+        argv = effective.argv
+        words: list[tuple[Word, AccessKind]] = []
+        if argv[0].resolved and not data:
+            words.extend(touched_paths(argv))
+            if "/" in argv[0].text:
+                words.append((argv[0], "run"))
+            script = _script_operand(argv)
+            if script is not None:
+                words.append((script, "run"))
+        words += list(effective.wrapper_paths) + [(w, "enter") for w in effective.chdirs]
+        if effective.via and effective.via[-1].startswith("find"):
+            words = [(w, d) for w, d in words if "{}" not in w.text]  # the files find passes
+        return words
+
+    def git_use(self, effective: Effective, cwds: Sequence[str], judgement: _Judgement) -> None:
+        """Record where a git command will look for its repository (its configuration can make git run programs)."""
+        argv = effective.argv
+        if not argv or argv[0].text != "git" or not argv[0].resolved:
+            return
+        if effective.appends_args:  # xargs or find add arguments (a `-C` among them) only when it runs
+            judgement.problems.append(
+                Reason("git_repository_unknown", "git gets arguments only known when it runs (xargs, find -exec)")
+            )
+            return
+        call = git_call(argv)
+        folder = git_folder(call)
+        for cwd in cwds:
+            start: str | None = cwd
+            for chdir in effective.chdirs:
+                start = _join(chdir, start) if start is not None else None
+            start = _join(folder, start) if start is not None else None
+            git_dir = _join(call.git_dir, cwd) if call.git_dir is not None else None
+            if start is None or (call.git_dir is not None and git_dir is None):
+                judgement.problems.append(
+                    Reason("git_repository_unknown", f"`{render(argv)}`: which repository it uses is not known")
+                )
+                continue
+            subcommand = call.subcommand.text if call.subcommand is not None else None
+            self.git[GitUse(start, git_dir, subcommand)] = None
+
+    def relaxable(self, effective: Effective, rule: BashRule | None) -> bool:
+        """Whether the expansions among a command's arguments can be let through (they cannot add a command).
+
+        Only the arguments: the name, the wrappers, the assignments and the redirections must
+        be known. The command's arguments must be data (`echo`), or it is covered by a rule
+        and names no files the analyser would check; and no deny or ask rule may be about
+        this command (an expansion could turn `npm $x` into the `npm publish` a rule denies).
+        """
+        argv = effective.argv
+        unresolved = [w for w in argv[1:] if not w.resolved]
+        if not unresolved or not argv[0].resolved or any(w.problems for w in unresolved):
+            return False
+        if any(not w.resolved for layer in effective.layers for w in layer.argv):
+            return False
+        if any(a.value is not None and not a.value.resolved for a in effective.env):
+            return False
+        if any(r.target is not None and not r.target.resolved for r in effective.source.redirects):
+            return False
+        name = argv[0].text
+        if any(self.about(r, name) for r in (*self.deny, *self.ask)):
+            return False
+        if name in DATA_COMMANDS:
+            return True
+        return rule is not None and name not in FILE_NAMING and base_name(name) not in RUNNERS
+
+    @staticmethod
+    def about(rule: BashRule, name: str) -> bool:
+        """Whether `rule` could match some command named `name` (its fixed part starts with the name, or nothing)."""
+        words = rule.head.split()
+        return (
+            rule.kind == "all" or not words or words[0] == name or (rule.kind != "exact" and name.startswith(words[0]))
+        )
+
+    def judge_builtin(self, effective: Effective, judgement: _Judgement, cwds: Sequence[str]) -> _Judgement:
         source = effective.source
         judgement.flags.extend(declaration_reasons(effective))
         if source.kind == "arithmetic":
             judgement.flags.append(reason("arithmetic"))
-        self.check_redirects(effective, [self.cwd], judgement)
+        self.redirect_accesses(effective, cwds, judgement)
         if judgement.flags:
             judgement.suggestion_ok = False
             return judgement
         if source.kind in ("assignment", "test", "unset"):
             judgement.covered = True
-            judgement.read_only = True
+            judgement.read_only = not self.writes(effective)
             judgement.by = f"`{self.display(effective)}` " + (
                 "only tests" if source.kind == "test" else "only sets variables"
             )
@@ -560,7 +670,7 @@ class _Analysis:
             and not any(is_dangerous(a) for a in source.assignments)
         ):
             judgement.covered = True
-            judgement.read_only = True
+            judgement.read_only = not self.writes(effective)
             judgement.by = f"`{self.display(effective)}` only sets variables"
             return judgement
         rule = self.allow_match(effective)
@@ -585,7 +695,9 @@ class _Analysis:
             for r in effective.source.redirects
         )
 
-    def ro_eligible(self, effective: Effective) -> bool:
+    def ro_eligible(self, effective: Effective, *, data: bool = False) -> bool:
+        """Whether a command may count as read-only at all: no privileges, appended arguments, unsafe
+        assignments, wrappers that do more, or unread words (`data`: its arguments are data, read or not)."""
         if effective.privileged or effective.appends_args or (effective.via and effective.via[-1].startswith("find")):
             return False
         if not all(is_safe(a) for a in effective.env):
@@ -595,60 +707,47 @@ class _Analysis:
                 return False
         if effective.chdirs or any(d == "write" for _, d in effective.wrapper_paths):
             return False
-        return effective.source.resolved and all(w.resolved for w in effective.argv)
+        return data or (effective.source.resolved and all(w.resolved for w in effective.argv))
 
-    def check_paths(
-        self, words: Sequence[tuple[Word, Direction]], cwds: Sequence[str], judgement: _Judgement
-    ) -> list[str]:
-        outside: list[str] = []
-        for word, direction in words:
+    def path_accesses(
+        self,
+        words: Sequence[tuple[Word, AccessKind]],
+        cwds: Sequence[str],
+        judgement: _Judgement,
+        follows: bool,
+    ) -> None:
+        for word, kind in words:
             for cwd in cwds:
-                path = _resolve(word, cwd)
+                path = _join(word, cwd)
                 if path is None:
-                    outside.append(word.raw)
-                    continue
-                if path in SAFE_READ_TARGETS or path in SAFE_WRITE_TARGETS or path.startswith("/dev/fd/"):
-                    continue
-                self.paths[(path, direction)] = None
-                if not _inside(path, self.roots):
-                    outside.append(path)
-                elif direction == "write" and _protected(path):
-                    judgement.problems.append(Reason("protected_path_write", f"writes {path}"))
-        return outside
+                    judgement.problems.append(
+                        Reason("path_outside_working_dirs", f"`{word.raw}`: which file it names is not known")
+                    )
+                    break
+                if not _safe_target(path, kind):
+                    judgement.accesses.append(
+                        Access(path, kind, follows_links=follows and kind == "search", wildcard=word.glob)
+                    )
 
-    def check_redirects(self, effective: Effective, cwds: Sequence[str], judgement: _Judgement) -> bool:
-        """Record redirect targets; True when one is outside the working directories (asks)."""
+    def redirect_accesses(self, effective: Effective, cwds: Sequence[str], judgement: _Judgement) -> None:
         if effective.via and effective.via[-1].startswith("find"):
-            return False  # the redirections belong to find itself, judged there
-        outside = False
+            return  # the redirections belong to find itself, judged there
         for redirect in effective.source.redirects:
-            outside = self.check_redirect(redirect, cwds, judgement) or outside
-        return outside
+            self.redirect_access(redirect, cwds, judgement)
 
-    def check_redirect(self, redirect: Redirect, cwds: Sequence[str], judgement: _Judgement) -> bool:
+    @staticmethod
+    def redirect_access(redirect: Redirect, cwds: Sequence[str], judgement: _Judgement) -> None:
         if redirect.kind not in ("read", "write") or redirect.target is None:
-            return False
-        direction: Direction = "write" if redirect.kind == "write" else "read"
+            return
+        kind: AccessKind = "write" if redirect.kind == "write" else "read"
         target = redirect.target
-        safe = SAFE_WRITE_TARGETS if direction == "write" else SAFE_READ_TARGETS
-        if target.resolved and (target.text in safe or target.text.startswith("/dev/fd/")):
-            return False
-        outside = False
         for cwd in cwds:
-            path = _resolve(target, cwd)
+            path = _join(target, cwd)
             if path is None:
                 judgement.problems.append(Reason("redirect_unresolved", f"redirection to {target.raw}"))
-                return True
-            self.redirect_targets[(path, direction)] = None
-            if not _inside(path, self.roots):
-                judgement.problems.append(
-                    Reason("redirect_outside_working_dirs", f"{'writes' if direction == 'write' else 'reads'} {path}")
-                )
-                outside = True
-            elif direction == "write" and _protected(path):
-                judgement.problems.append(Reason("protected_path_write", f"writes {path}"))
-                outside = True
-        return outside
+                return
+            if not _safe_target(path, kind):
+                judgement.accesses.append(Access(path, kind, wildcard=target.glob))
 
 
 # ---------------------------------------------------------------------------- suggestions
@@ -742,8 +841,32 @@ SUBCOMMAND_TOOLS = frozenset(
 )
 
 
+# subcommands that run any program they are given: a rule must name that program too
+_RUNS_ANY: frozenset[tuple[str, ...]] = frozenset(
+    tuple(words.split())
+    for words in (
+        "npx", "bunx", "uvx", "pnpx", "npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec",
+        "bun x", "uv run", "uv tool run", "poetry run", "pipenv run", "pipx run", "hatch run", "pdm run",
+        "rye run", "conda run", "mamba run", "docker run", "docker exec", "docker compose run",
+        "docker compose exec", "podman run", "podman exec", "kubectl exec", "kubectl run", "nix run",
+        "nix shell", "go run", "bundle exec", "mise exec", "mise x", "asdf exec", "rbenv exec", "pyenv exec",
+    )
+)  # fmt: skip
+
+
+def _prefix_rule(words: Sequence[str]) -> str:
+    return f"Bash({' '.join(render_word(w) for w in words)}:*)"
+
+
 def suggest(effective: Effective) -> str | None:
-    """The prefix rule that would cover this command next time (`Bash(npm test:*)`), if one is safe to offer."""
+    """The rule that would cover this command next time, never broader than what it asked for.
+
+    A prefix rule names the program and its subcommand (`Bash(npm test:*)`), an interpreter
+    and its script or module (`Bash(python3 -m pytest:*)`), a runner and the program it runs
+    (`Bash(npx prettier:*)`); where no such prefix is safe, the exact command is offered
+    (`Bash(make -j8)`); where none can be, nothing (shells, wrappers, destructive commands,
+    inline code).
+    """
     argv = effective.argv
     if not argv or not all(w.resolved for w in argv) or not all(is_safe(a) for a in effective.env):
         return None
@@ -765,12 +888,29 @@ def suggest(effective: Effective) -> str | None:
             words.append(rest[0])
         else:
             return None
-        return f"Bash({' '.join(render_word(w) for w in words)}:*)"
+        return _prefix_rule(words)
     if name not in SUBCOMMAND_TOOLS:
-        return f"Bash({render_word(name)}:*)"
+        return _prefix_rule(words)
     depth = 2 if name in _TWO_LEVEL or (rest and rest[0] in _TWO_LEVEL_FIRST.get(name, ())) else 1
     for text in rest[:depth]:
         if text.startswith("-") or not _SUBCOMMAND.match(text) or "/" in text:
             break
         words.append(text)
-    return f"Bash({' '.join(render_word(w) for w in words)}:*)"
+    runner = next((size for size in (3, 2, 1) if tuple([name, *rest[: size - 1]]) in _RUNS_ANY), 0)
+    if runner:
+        program = rest[runner - 1] if len(rest) >= runner else ""
+        if not program or program.startswith("-") or not _SUBCOMMAND.match(program):
+            return _exact(effective)
+        if base_name(program) in RUNNERS | SHELLS or base_name(program).rstrip("0123456789.") in INTERPRETERS:
+            return None  # `uv run python ...`: any code at all
+        words = [name, *rest[: runner - 1], program]
+    if len(words) == 1:  # no subcommand: `make:*` would be any target
+        return _exact(effective)
+    return _prefix_rule(words)
+
+
+def _exact(effective: Effective) -> str | None:
+    """The exact command as a rule, when an exact rule can cover it (not when xargs or find add arguments)."""
+    if effective.appends_args:
+        return None
+    return "Bash(" + render(effective.argv).replace("*", "\\*") + ")"

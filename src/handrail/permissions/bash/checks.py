@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from handrail.permissions.bash.effective import Effective
 from handrail.permissions.bash.env_vars import is_dangerous, is_dangerous_name
-from handrail.permissions.bash.model import Assignment, ParsedScript, Reason, Word
+from handrail.permissions.bash.model import Assignment, ParsedScript, Reason, SimpleCommand, Word
 from handrail.permissions.bash.parse import PROBLEM_MESSAGES
 from handrail.permissions.bash.readonly import (
     READ_ONLY_NAMES,
@@ -86,6 +86,10 @@ CHECK_MESSAGES: dict[str, str] = {
     "too_many_wrappers": "too many nested wrapper commands",
     "unresolved_script": "a script built from expansions",
     "nesting_too_deep": "shell code nested too deeply",
+    "placeholder_in_script": "xargs -I or find -exec splices each input into a script a shell or interpreter runs, "
+    "so a file name or a line of input runs as code",
+    "paths_from_file": "it reads the names of the files it opens from a file or from its input, "
+    "so which files it reads is not known in advance",
 }
 
 
@@ -339,6 +343,39 @@ def _exec_option(name: str, argv: Sequence[Word]) -> str:
     return ""
 
 
+_CHECK_LISTS = ("-c", "--check")
+# options that make a command read the names of the files it opens from a file or from its input
+PATHS_FROM_FILE: dict[str, tuple[str, ...]] = {
+    "wc": ("--files0-from",),
+    "du": ("--files0-from",),
+    "sort": ("--files0-from",),
+    "find": ("-files0-from",),
+    "tar": ("-T", "--files-from"),
+    "rsync": ("--files-from",),
+    "file": ("-f", "--files-from"),
+    "zip": ("-@", "--names-stdin"),
+    "cpio": ("-o", "--create", "-p", "--pass-through"),
+    "git": ("--pathspec-from-file",),
+    "curl": ("-K", "--config"),
+    **dict.fromkeys(
+        ("md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "shasum"),
+        _CHECK_LISTS,
+    ),
+}
+
+
+def _option_in(texts: Sequence[str], options: Sequence[str]) -> str | None:
+    """The first of `texts` naming one of `options`: alone, with `=value`, or (a short one) with its value attached."""
+    for text in texts:
+        if text == "--":
+            return None
+        for option in options:
+            short = len(option) == 2 and not text.startswith("--")
+            if text == option or text.startswith(option + "=") or (short and text.startswith(option)):
+                return text
+    return None
+
+
 SHELL_PASSING = frozenset({"ssh", "tmux", "screen", "at", "batch", "parallel", "sshpass", "dbus-send", "osascript"})
 _METACHARACTERS = re.compile(r"[;|&`<>\n]|\$\(")
 _GIT_EXEC_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
@@ -407,7 +444,7 @@ def command_reasons(effective: Effective) -> list[Reason]:
         text = render_text(argv)
         found.append(reason("privileged", f"{runner} {text}".strip() if runner else text))
     fed = source.piped_input or any(r.kind in ("read", "heredoc", "herestring") for r in source.redirects)
-    if fed and (effective.reads_stdin_script or _interpreter_reads_stdin(argv)):
+    if fed and (effective.reads_stdin_script or (_interpreter_reads_stdin(argv) and not _literal_stdin(source))):
         found.append(reason("shell_reads_stdin", effective.written or effective.name))
     if argv and argv[0].resolved:
         found.extend(_program_reasons(effective))
@@ -508,6 +545,24 @@ def _interpreter_reads_stdin(argv: Sequence[Word]) -> bool:
         if not word.text.startswith("-"):
             return False  # a script file
     return True
+
+
+def _literal_stdin(source: SimpleCommand) -> bool:
+    """Whether a command's input is only text written on the line (`<<'EOF'`, `<<< 'code'`), not a pipe or a file.
+
+    An interpreter given its program that way runs exactly what the line shows, as with `-c`:
+    a rule allowing the interpreter covers it.
+    """
+    feeds = [r for r in source.redirects if r.kind in ("read", "heredoc", "herestring")]
+    return (
+        not source.piped_input
+        and bool(feeds)
+        and all(
+            (r.kind == "heredoc" and r.heredoc_quoted)
+            or (r.kind == "herestring" and r.target is not None and r.target.resolved)
+            for r in feeds
+        )
+    )
 
 
 # builtins that assign a variable named by an argument
@@ -618,6 +673,10 @@ def _program_reasons(effective: Effective) -> list[Reason]:
         found.append(reason("dangerous_builtin", name))
     elif name == "bind" and "-x" in texts:
         found.append(reason("dangerous_builtin", "bind -x"))
+    if name in PATHS_FROM_FILE:
+        listed = _option_in(texts, PATHS_FROM_FILE[name])
+        if listed is not None:
+            found.append(reason("paths_from_file", f"{name} {listed}"))
     if name in EXEC_OPTIONS:
         hit = _exec_option(name, argv)
         if hit:

@@ -26,10 +26,9 @@ def analysis(
     deny: tuple[str, ...],
     ask: tuple[str, ...],
     cwd: Path,
-    working_dirs: tuple[Path, ...],
 ) -> BashVerdict:
-    """`analyse`, remembered for the same line, rules and directories."""
-    return analyse(command, allow=allow, deny=deny, ask=ask, cwd=cwd, working_dirs=working_dirs)
+    """`analyse`, remembered for the same line, rules and folder."""
+    return analyse(command, allow=allow, deny=deny, ask=ask, cwd=cwd)
 
 
 def covering(verdict: BashVerdict, specifiers: tuple[str, ...], behavior: Behavior) -> tuple[str, ...]:

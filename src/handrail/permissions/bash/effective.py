@@ -123,8 +123,9 @@ def _expand_argv(
     *,
     inherited_env: tuple[Assignment, ...],
     appends: bool,
+    placeholder: str | None = None,
 ) -> None:
-    unwrapped = unwrap(argv)
+    unwrapped = unwrap(argv, placeholder=placeholder)
     inner, written = _normalized(unwrapped.argv)
     runs_script = bool(unwrapped.scripts)
     effective = Effective(
@@ -151,7 +152,16 @@ def _expand_argv(
     name = inner[0].text
     if name == "find":
         for origin, exec_argv in find_exec_commands(inner)[0]:
-            _expand_argv(exec_argv, command, result, (*via, origin), depth, inherited_env=effective.env, appends=True)
+            _expand_argv(
+                exec_argv,
+                command,
+                result,
+                (*via, origin),
+                depth,
+                inherited_env=effective.env,
+                appends=True,
+                placeholder="{}",
+            )
     elif name == "git":
         for origin, code in git_scripts(inner):
             _nested(Script(origin, code), result, via, depth)

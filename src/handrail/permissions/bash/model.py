@@ -16,8 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from handrail.permissions.decision import TouchKind
+
 Behavior = Literal["allow", "deny", "ask"]
-Direction = Literal["read", "write"]
+AccessKind = TouchKind
+Direction = TouchKind
 RedirectKind = Literal["read", "write", "dup", "close", "heredoc", "herestring"]
 
 
@@ -133,6 +136,33 @@ class ParsedScript:
 
 
 @dataclass(frozen=True, slots=True)
+class Access:
+    """A file or folder a command of the line touches, for the pipeline to decide as Read or Edit would.
+
+    `path` is absolute: the word joined onto the folder the command runs in, with `..` left in
+    place (after a symlink, `..` is the link target's parent: only the kernel knows). `named`
+    says an exact rule the user wrote covers the command that touches it. A `search` reads
+    everything below the folder; `follows_links` says it follows the links it meets there.
+    `wildcard` paths name whatever files they match when the command runs.
+    """
+
+    path: str
+    kind: AccessKind
+    named: bool = False
+    follows_links: bool = False
+    wildcard: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GitUse:
+    """Where one git command looks for its repository: the folder it starts in (after `-C`), or `--git-dir`."""
+
+    start: str
+    git_dir: str | None = None
+    subcommand: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BashVerdict:
     """What the analyser decided about a command line.
 
@@ -142,15 +172,18 @@ class BashVerdict:
     * `suggestions`: rules (``Bash(npm test:*)``) that would cover the uncovered parts; never
       for flagged or destructive commands; at most 5.
     * `read_only`: the whole line only reads (no writes, no unknown programs, no flags).
-    * `redirect_targets`: files redirections read or write, absolute, for file-rule checks.
-    * `paths`: files the commands' own arguments read or write (``cat x``, ``rm y``), absolute.
+    * `accesses`: every file and folder the commands read, write, run, search or move into
+      (their arguments and redirections), for the pipeline to resolve and decide as the file
+      tools would. The analyser itself decides nothing about paths.
+    * `git`: where each git command will look for its repository (its configuration can make
+      git run programs, so the pipeline looks there before a git command counts as read-only).
     * `must_not_interrupt`: cutting it in half would leave a mess (``git commit``, installs).
     * `changes_cwd`: it contains a ``cd`` (the session's directory changes; not concurrency safe).
     * `flagged`: ids of the security checks that fired (never allowed while non-empty).
     * `matched_rules`: (kind, rule as written without `Bash(...)`) for each rule that hit some
       part: deny and ask rules anywhere, allow rules naming a part (also one that only reads).
 
-    Paths are absolute and normalized lexically (no symlinks resolved, wildcards kept as written).
+    Paths are absolute, joined as written (no symlinks resolved, wildcards kept as written).
     """
 
     behavior: Behavior
@@ -158,8 +191,8 @@ class BashVerdict:
     subcommands: tuple[str, ...] = ()
     suggestions: tuple[str, ...] = ()
     read_only: bool = False
-    redirect_targets: tuple[tuple[str, Direction], ...] = ()
-    paths: tuple[tuple[str, Direction], ...] = ()
+    accesses: tuple[Access, ...] = ()
+    git: tuple[GitUse, ...] = ()
     must_not_interrupt: bool = False
     changes_cwd: bool = False
     flagged: tuple[str, ...] = ()

@@ -25,9 +25,12 @@ from handrail.permissions.bash.model import Direction, Word
 
 @dataclass(frozen=True, slots=True)
 class ReadOnly:
+    """Whether a command only reads, the files it touches, and (for a recursive reader) whether it follows links."""
+
     read_only: bool
     paths: tuple[tuple[Word, Direction], ...] = ()
     why_not: str = ""
+    follows_links: bool = False
 
 
 NOT = ReadOnly(False, (), "not a known read-only command")
@@ -49,6 +52,11 @@ class Spec:
     max_operands: int | None = None
     globs: bool = True  # may an unquoted glob stand among the operands (a file named `--pre=x`...)
     no_operands_ok: bool = True
+    # reading folders recursively: always, or with one of `recursive` (an option, or `option=value`)
+    always_recursive: bool = False
+    recursive: frozenset[str] = frozenset()
+    follows_links: frozenset[str] = frozenset()  # options that make the recursion follow links
+    no_pattern: frozenset[str] = frozenset()  # options after which no operand is a pattern (`rg --files`)
 
 
 def _s(names: str) -> frozenset[str]:
@@ -62,12 +70,30 @@ SPECS: dict[str, Spec] = {
         valued=_s(
             "-I --ignore -w --width -T --tabsize --block-size --format --hide --indicator-style "
             "--quoting-style --sort --time --time-style"
-        )
+        ),
+        recursive=_s("-R --recursive"),
+        follows_links=_s("-L --dereference"),
     ),
     "cat": Spec(),
     "head": Spec(valued=_s("-n -c --lines --bytes")),
     "tail": Spec(valued=_s("-n -c --lines --bytes -s --sleep-interval --pid --max-unchanged-stats")),
     "wc": Spec(path_options=_s("--files0-from")),
+    "numfmt": Spec(
+        operands="none",
+        valued=_s(
+            "-d --delimiter --field --format --from --from-unit --to --to-unit --padding --round "
+            "--suffix --invalid --header"
+        ),
+    ),
+    "factor": Spec(operands="none"),
+    "tsort": Spec(max_operands=1, globs=False),
+    "sum": Spec(),
+    "iconv": Spec(valued=_s("-f --from-code -t --to-code"), forbidden=_s("-o --output"), globs=False),
+    "zcat": Spec(),
+    "bzcat": Spec(),
+    "xzcat": Spec(),
+    "logname": Spec(operands="none"),
+    "users": Spec(operands="none"),
     "stat": Spec(valued=_s("-c --format --printf")),
     "file": Spec(
         valued=_s("-F --separator -e --exclude -P --parameter"),
@@ -78,12 +104,16 @@ SPECS: dict[str, Spec] = {
     "du": Spec(
         valued=_s("-d --max-depth -B --block-size -t --threshold --time-style --exclude"),
         path_options=_s("-X --exclude-from --files0-from"),
+        always_recursive=True,
+        follows_links=_s("-L --dereference"),
     ),
     "df": Spec(valued=_s("-B --block-size -t --type -x --exclude-type")),
     "tree": Spec(
         valued=_s("-L -P -I --filelimit --timefmt -H -T --charset --sort"),
         forbidden=_s("-o -R"),
         globs=False,
+        always_recursive=True,
+        follows_links=_s("-l"),
     ),
     "nl": Spec(valued=_s("-b -d -f -h -i -l -n -s -v -w")),
     "tac": Spec(valued=_s("-s --separator")),
@@ -124,6 +154,8 @@ SPECS: dict[str, Spec] = {
         forbidden=_s("-o --output"),
         globs=False,
     ),
+    "base32": Spec(valued=_s("-w --wrap"), globs=False),
+    "basenc": Spec(valued=_s("-w --wrap"), globs=False),
     "md5sum": _CHECKSUM,
     "sha1sum": _CHECKSUM,
     "sha224sum": _CHECKSUM,
@@ -149,6 +181,8 @@ SPECS: dict[str, Spec] = {
         pattern_options=_s("-e --regexp"),
         path_options=_s("-f --file --exclude-from"),
         operands="pattern",
+        recursive=_s("-r -R --recursive --dereference-recursive -d=recurse --directories=recurse"),
+        follows_links=_s("-R --dereference-recursive"),
     ),
     "rg": Spec(
         valued=_s(
@@ -163,6 +197,9 @@ SPECS: dict[str, Spec] = {
         forbidden=_s("--pre --pre-glob --hostname-bin"),
         operands="pattern",
         globs=False,
+        always_recursive=True,
+        follows_links=_s("-L --follow"),
+        no_pattern=_s("--files --type-list"),
     ),
     "echo": Spec(operands="none"),
     "printf": Spec(operands="none", valued=_s("-v")),
@@ -309,7 +346,9 @@ def _by_spec(argv: Sequence[Word], spec: Spec) -> ReadOnly:
     operands = result.operands
     if spec.operands == "pattern":
         has_pattern = any(
-            name in spec.pattern_options or (name in spec.path_options and name in ("-f", "--file"))
+            name in spec.pattern_options
+            or name in spec.no_pattern
+            or (name in spec.path_options and name in ("-f", "--file"))
             for name, _ in result.options
         )
         if not has_pattern:
@@ -317,8 +356,24 @@ def _by_spec(argv: Sequence[Word], spec: Spec) -> ReadOnly:
     if spec.max_operands is not None and len(operands) > spec.max_operands:
         return ReadOnly(False, (), f"{argv[0].text} with {len(operands)} operands writes its last one")
     if spec.operands != "none":
-        paths.extend((w, "read") for w in operands if w.text != "-")
-    return ReadOnly(True, tuple(paths))
+        kind: Direction = "search" if _recursive(result.options, spec) else "read"
+        files = [w for w in operands if w.text != "-"]
+        if kind == "search" and not operands:
+            files = [HERE]  # a recursive reader with no folder named searches the one it runs in
+        paths.extend((w, kind) for w in files)
+    return ReadOnly(True, tuple(paths), follows_links=_option_hit(result.options, spec.follows_links))
+
+
+HERE = Word(".", ".", "q")
+
+
+def _option_hit(options: Sequence[tuple[str, Word | None]], names: frozenset[str]) -> bool:
+    """Whether one of `names` (`-x`, or `-x=value` for an option with that value) is among `options`."""
+    return any(name in names or (value is not None and f"{name}={value.text}" in names) for name, value in options)
+
+
+def _recursive(options: Sequence[tuple[str, Word | None]], spec: Spec) -> bool:
+    return spec.always_recursive or _option_hit(options, spec.recursive)
 
 
 # ---------------------------------------------------------------------------- custom commands
@@ -340,16 +395,17 @@ def _find(argv: Sequence[Word]) -> ReadOnly:
         i += 1
     if i < n and argv[i].text == "-D":
         i += 2
+    follows = any(w.text in ("-L", "-follow") for w in argv[1:])
     paths: list[tuple[Word, Direction]] = []
     while i < n and not argv[i].text.startswith("-") and argv[i].text not in ("(", ")", "!", ","):
         if not argv[i].resolved:
             return ReadOnly(False, (), "an argument the analyser cannot resolve")
         if argv[i].glob:
             return ReadOnly(False, (), "a glob could expand into a find expression")
-        paths.append((argv[i], "read"))
+        paths.append((argv[i], "search"))
         i += 1
     if not paths:
-        paths.append((Word(".", ".", "q"), "read"))
+        paths.append((HERE, "search"))
     while i < n:
         word = argv[i]
         if not word.resolved:
@@ -368,7 +424,7 @@ def _find(argv: Sequence[Word]) -> ReadOnly:
         if word.glob:
             return ReadOnly(False, (), "a glob could expand into a find expression")
         i += 1
-    return ReadOnly(True, tuple(paths))
+    return ReadOnly(True, tuple(paths), follows_links=follows)
 
 
 # ---- sed
@@ -816,11 +872,15 @@ class GitCall:
     subcommand: Word | None
     args: tuple[Word, ...]
     unknown_global: bool
+    directories: tuple[Word, ...] = ()  # the -C folders, in order
+    git_dir: Word | None = None  # --git-dir
 
 
 def git_call(argv: Sequence[Word]) -> GitCall:
     config: list[Word] = []
     chdirs: list[Word] = []
+    directories: list[Word] = []
+    git_dir: Word | None = None
     config_env = exec_path_set = unknown = False
     i = 1
     n = len(argv)
@@ -847,6 +907,10 @@ def git_call(argv: Sequence[Word]) -> GitCall:
                 config_env = True
             if name in ("-C", "--git-dir", "--work-tree") and value_word is not None:
                 chdirs.append(value_word)
+                if name == "-C":
+                    directories.append(value_word)
+                elif name == "--git-dir":
+                    git_dir = value_word
             i += 1 if eq else 2
             continue
         if text.startswith("-c") and len(text) > 2:
@@ -855,6 +919,7 @@ def git_call(argv: Sequence[Word]) -> GitCall:
             continue
         if text.startswith("-C") and len(text) > 2:
             chdirs.append(Word(text[2:], text[2:], argv[i].mask[2:], argv[i].resolved))
+            directories.append(chdirs[-1])
             i += 1
             continue
         unknown = True
@@ -867,7 +932,17 @@ def git_call(argv: Sequence[Word]) -> GitCall:
                 config.append(args[index + 1])
             elif word.text.startswith("--config="):
                 config.append(Word(word.text[9:], word.text[9:], word.mask[9:], word.resolved))
-    return GitCall(tuple(config), config_env, exec_path_set, tuple(chdirs), subcommand, args, unknown)
+    return GitCall(
+        tuple(config), config_env, exec_path_set, tuple(chdirs), subcommand, args, unknown, tuple(directories), git_dir
+    )
+
+
+def git_folder(call: GitCall) -> Word:
+    """The folder a git command runs in, relative to where it starts: its `-C` folders joined (`.` without)."""
+    folder = "."
+    for word in call.directories:
+        folder = word.text if word.text.startswith(("/", "~")) else f"{folder}/{word.text}"
+    return Word(folder, folder, "q" * len(folder), all(w.resolved for w in call.directories))
 
 
 _GIT_COMMAND_KEYS = frozenset(
@@ -917,7 +992,7 @@ def _git(argv: Sequence[Word]) -> ReadOnly:
         return ReadOnly(False, (), "git options that change its configuration")
     if not all(w.resolved for w in argv):
         return ReadOnly(False, (), "an argument the analyser cannot resolve")
-    paths: list[tuple[Word, Direction]] = [(w, "read") for w in call.chdirs]
+    paths: list[tuple[Word, Direction]] = [(w, "enter") for w in call.chdirs]
     if call.subcommand is None:
         return ReadOnly(True, tuple(paths))  # `git --version`, `git -C x` alone prints help
     sub = call.subcommand.text
@@ -934,6 +1009,8 @@ def _git(argv: Sequence[Word]) -> ReadOnly:
     positionals = [t for t in texts if not t.startswith("-")]
     if sub == "grep" and any(t == "-O" or t.startswith("-O") for t in options):
         return ReadOnly(False, (), "git grep -O opens files in a program")
+    if sub == "grep":  # it reads the files of the work tree below where it runs
+        paths.append((git_folder(call), "search"))
     if sub in ("diff", "log", "show") and "--no-index" in texts:
         paths.extend((w, "read") for w in args if not w.text.startswith("-"))
     if sub in ("blame", "annotate"):
@@ -1055,6 +1132,28 @@ _OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
 }
 
 
+# commands whose arguments name files (read, written, searched): an argument the analyser cannot read there
+# is a file it cannot check
+FILE_NAMING: frozenset[str] = (
+    frozenset(n for n, spec in SPECS.items() if spec.operands != "none" or spec.path_options or spec.forbidden)
+    | frozenset(CUSTOM)
+    | frozenset(ALIASES)
+    | frozenset(_WRITERS)
+    | frozenset(_OUTPUT_OPTIONS)
+    | _s("chmod chown chgrp cp install truncate dd curl wget tar zip unzip rsync scp ln printf")
+)
+
+
+def follows_links(argv: Sequence[Word]) -> bool:
+    """Whether a command that reads folders recursively follows the links it meets (`grep -R`, `rg -L`, `cp -rL`)."""
+    if not argv or not argv[0].resolved:
+        return False
+    verdict = read_only(argv)
+    if verdict.read_only:
+        return verdict.follows_links
+    return argv[0].text == "cp" and any(w.text in ("-L", "--dereference") for w in argv[1:])
+
+
 def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
     """Files a command's own arguments read or write: read-only commands and common writers."""
     if not argv or not argv[0].resolved:
@@ -1089,10 +1188,12 @@ def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
             _s("-t --target-directory -S --suffix -m --mode -o --owner -g --group --reflink --sparse --backup"),
         )
         target = [v for n, v in result.options if n in ("-t", "--target-directory") and v is not None]
+        recursive = name == "cp" and any(n in ("-r", "-R", "--recursive", "-a", "--archive") for n, _ in result.options)
+        source: Direction = "search" if recursive else "read"
         if target:
-            return (*((w, "read") for w in result.operands), (target[0], "write"))
+            return (*((w, source) for w in result.operands), (target[0], "write"))
         if len(result.operands) >= 2:
-            return (*((w, "read") for w in result.operands[:-1]), (result.operands[-1], "write"))
+            return (*((w, source) for w in result.operands[:-1]), (result.operands[-1], "write"))
         return tuple((w, "write") for w in result.operands)
     if name == "truncate":
         result = scan(argv, _s("-s --size -r --reference"))

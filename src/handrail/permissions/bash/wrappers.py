@@ -159,6 +159,7 @@ class _Step:
     reads_stdin_script: bool = False
     stop: bool = False  # not acting as a wrapper here (`command -v x`, a bare `env`)
     inner: tuple[Word, ...] | None = None  # replaces the rest of argv (xargs default `echo`)
+    placeholder: str | None = None  # the text xargs -I/-i/--replace swaps for each input item
 
 
 def _texts(argv: Sequence[Word]) -> list[str]:
@@ -404,6 +405,8 @@ def _xargs(argv: Sequence[Word]) -> _Step:
     def value(name: str, word: Word) -> None:
         if name in ("-a", "--arg-file"):
             step.paths.append((word, "read"))
+        elif name == "-I":
+            step.placeholder = word.text
 
     i = _options(
         argv,
@@ -430,6 +433,12 @@ def _xargs(argv: Sequence[Word]) -> _Step:
         step=step,
         on_value=value,
     )
+    for word in argv[1:i]:  # `-i` and `--replace` take their string attached, `{}` when they have none
+        text = word.text
+        if text == "--replace" or (text.startswith("-i") and not text.startswith("--")):
+            step.placeholder = text[2:] or "{}"
+        elif text.startswith("--replace="):
+            step.placeholder = text.partition("=")[2] or "{}"
     if i >= len(argv):
         step.inner = (literal_word("echo"),)
     step.consumed = i
@@ -766,11 +775,50 @@ _HANDLERS: dict[str, Callable[[Sequence[Word]], _Step]] = {
 
 MAX_LAYERS = 16
 
+# interpreters and little languages, with the options whose value is program text
+_CODE_OPTIONS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("python", "python2", "python3", "pypy", "pypy3"), frozenset({"-c"})),
+    **dict.fromkeys(("node", "nodejs", "bun", "deno"), frozenset({"-e", "--eval", "-p", "--print"})),
+    **dict.fromkeys(("perl", "ruby"), frozenset({"-e", "-E"})),
+    "php": frozenset({"-r", "-B", "-R", "-E"}),
+    "lua": frozenset({"-e"}),
+    "Rscript": frozenset({"-e"}),
+    "tclsh": frozenset(),
+    "osascript": frozenset({"-e"}),
+}
+_PROGRAM_OPERAND = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "gsed", "jq"})  # the first operand is code
 
-def unwrap(argv: Sequence[Word], *, default_inner: bool = True) -> Unwrapped:
+
+def placeholder_in_code(argv: Sequence[Word], placeholder: str) -> bool:
+    """Whether `placeholder` (xargs' or find's) lands in the program text an interpreter runs.
+
+    `xargs -I{} python3 -c "print('{}')"` runs each input line as code; `sh -c '...' _ {}` and
+    `python3 script.py {}` pass it as data.
+    """
+    if not argv:
+        return False
+    name = base_name(argv[0].text)
+    if name in _PROGRAM_OPERAND:
+        return any(placeholder in w.text for w in argv[1:] if not w.text.startswith("-") or placeholder in w.text)
+    options = _CODE_OPTIONS.get(name.rstrip("0123456789.") if name.startswith("python") else name)
+    if options is None:
+        return False
+    words = [w.text for w in argv[1:]]
+    for index, text in enumerate(words):
+        option = next((o for o in options if text == o or (text.startswith(o) and not o.startswith("--"))), None)
+        if option is not None:
+            code = text[len(option) :] or (words[index + 1] if index + 1 < len(words) else "")
+            if placeholder in code:
+                return True
+    return False
+
+
+def unwrap(argv: Sequence[Word], *, default_inner: bool = True, placeholder: str | None = None) -> Unwrapped:
     """Peel wrappers off `argv` until the command that really runs.
 
     `default_inner=False` leaves a bare `xargs` empty instead of running its default `echo`.
+    `placeholder` is text the caller (`find -exec`) replaces with data in every run: spliced
+    into a script an inner shell or interpreter runs, it runs that data as code.
     """
     rest: tuple[Word, ...] = tuple(argv)
     layers: list[Layer] = []
@@ -790,6 +838,9 @@ def unwrap(argv: Sequence[Word], *, default_inner: bool = True) -> Unwrapped:
             break
         step = handler(rest)
         problems.extend(step.problems)
+        placeholder = step.placeholder or placeholder
+        if placeholder is not None and step.script is not None and placeholder in step.script.text:
+            problems.append("placeholder_in_script")
         privileged = privileged or step.privileged
         stdin_script = stdin_script or step.reads_stdin_script
         if step.stop:
@@ -807,6 +858,8 @@ def unwrap(argv: Sequence[Word], *, default_inner: bool = True) -> Unwrapped:
     else:
         if rest:
             problems.append("too_many_wrappers")
+    if placeholder is not None and placeholder_in_code(rest, placeholder):
+        problems.append("placeholder_in_script")
     return Unwrapped(
         rest,
         tuple(layers),

