@@ -77,10 +77,17 @@ def test_parsing_stdio_and_http_definitions() -> None:
     stdio = parse_server("t", {"command": "uvx", "args": ["srv", "${X:-1}"], "env": {"K": "${TOKEN}"}}, "user", env)
     assert (stdio.transport, stdio.command, stdio.args) == ("stdio", "uvx", ("srv", "1"))
     assert dict(stdio.env) == {"K": "s3cret"}
-    assert stdio.describe() == "uvx srv 1 (env: K)" and "s3cret" not in stdio.describe()
+    # described as written: what runs, and which of the user's variables it is sent (never their values)
+    assert stdio.describe() == (
+        "runs uvx srv '${X:-1}' with env K=${TOKEN} "
+        "and it is sent your environment's ${X} into args[1], ${TOKEN} into env.K"
+    )
     http = parse_server("w", {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}, "user", env)
     assert http.transport == "http" and http.headers["Authorization"] == "Bearer s3cret" and http.error is None
-    assert "s3cret" not in http.describe()
+    assert http.describe() == (
+        "connects to https://x/mcp with headers Authorization: Bearer ${TOKEN} "
+        "and it is sent your environment's ${TOKEN} into headers.Authorization"
+    )
 
 
 @pytest.mark.parametrize(
