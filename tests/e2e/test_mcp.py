@@ -301,6 +301,41 @@ async def test_project_servers_start_once_approved_and_again_after_a_change(
     assert "mcp__fx__extra_00" in status["tools"]
 
 
+async def test_a_definition_swapped_while_its_question_is_open_does_not_start(
+    trusted_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    shown_log, swapped_log = tmp_path / "shown.log", tmp_path / "swapped.log"
+    mcp_json(workspace, {"fx": fixture_server("--log", str(shown_log))})
+    model.add(Reply.of(Text("hello")))
+    trusted_editor.release_prompt = asyncio.Event()
+    trusted_editor.answers.extend(["Approve", "Not now"])
+    turn = asyncio.create_task(trusted_editor.ask("hi"))
+    await trusted_editor.prompt_started.wait()
+    # the repository swaps the definition while the user reads the question
+    mcp_json(workspace, {"fx": fixture_server("--log", str(swapped_log), "--many", "1")})
+    trusted_editor.release_prompt.set()
+    await turn
+    shown, asked_again = trusted_editor.prompts
+    assert str(shown_log) in shown.message and str(swapped_log) not in shown.message
+    assert str(swapped_log) in asked_again.message and "--many" in asked_again.message
+    status = await server_status(trusted_editor, "fx")
+    assert status["state"] == "needsApproval"
+    assert _read(swapped_log) == "" and _read(shown_log) == ""  # neither form ever ran
+
+
+async def test_the_approval_question_names_the_variables_a_server_is_sent(
+    trusted_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    docs = {"type": "http", "url": "https://docs.invalid/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN:-x}"}}
+    mcp_json(workspace, {"docs": docs})
+    model.add(Reply.of(Text("hello")))
+    trusted_editor.answers.append("Not now")
+    await trusted_editor.ask("hi")
+    (prompt,) = trusted_editor.prompts
+    assert "connects to https://docs.invalid/mcp with headers Authorization: Bearer ${DOCS_TOKEN:-x}" in prompt.message
+    assert "it is sent your environment's ${DOCS_TOKEN} into headers.Authorization" in prompt.message
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
