@@ -31,8 +31,8 @@ _ARGUMENT_CHARS_IN_MESSAGE = 2000
 
 
 def always_allow_title(rules: Sequence[str]) -> str:
-    """The action title offering to allow every one of `rules` for the rest of the session."""
-    return f"Always allow {', '.join(rules)}"
+    """The action title offering to allow every one of `rules` for the rest of the session (escaped)."""
+    return f"Always allow {visible(', '.join(rules))}"
 
 
 def always_allow_here_title(rules: Sequence[str]) -> str:
