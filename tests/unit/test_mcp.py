@@ -20,7 +20,7 @@ from handrail.tools.mcp.config import MissingVariableError, collect_servers, exp
 from handrail.tools.mcp.model import McpCallOutcome, McpResource, McpToolSpec, ProgressCallback
 from handrail.tools.mcp.names import mcp_tool_name, normalize_name
 from handrail.tools.mcp.results import content_block, result_block
-from handrail.tools.mcp.tools import mcp_tool, schema_problems
+from handrail.tools.mcp.tools import callable_directly, mcp_tool, schema_problems
 from handrail.tools.registry import assemble_tool_pool
 
 API_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -162,6 +162,24 @@ def test_project_servers_need_trust_then_approval_of_this_definition(tmp_path: P
     assert key.parent == tmp_path and Path(os.path.realpath(key)) == key.resolve() == key
     user = {**kwargs, "project_supplied": False, "root": None}
     assert server_trust(digest="d1", approvals=untrusted, **user) == "trusted"
+
+
+def test_content_for_the_users_audience_only_is_left_out() -> None:
+    outcome = McpCallOutcome(
+        content=(
+            {"type": "text", "text": "secret for you", "annotations": {"audience": ["user"]}},
+            {"type": "text", "text": "for both", "annotations": {"audience": ["user", "assistant"]}},
+            {"type": "text", "text": "plain"},
+        )
+    )
+    text = result_block(outcome, "t1")["content"]
+    assert "secret for you" not in text and "for both" in text and "plain" in text
+    assert "1 content item(s) meant for the user only" in text
+
+
+def test_a_tool_that_requires_an_mcp_task_is_not_offered() -> None:
+    assert callable_directly(McpToolSpec("a")) and callable_directly(McpToolSpec("b", task_support="optional"))
+    assert not callable_directly(McpToolSpec("c", task_support="required"))
 
 
 def test_result_mapping() -> None:
