@@ -176,15 +176,18 @@ def _name(source: LoadedSource) -> str:
     return f"{SETTINGS_DIR}/{source.path.name}" if source.path is not None else f"the {source.source} settings"
 
 
-def approved_digests(source: LoadedSource, approvals: Approvals) -> frozenset[str]:
-    """The digests of `source`'s current items that are approved (all of them when the whole content is)."""
-    items = loosenings(source)
+def approved_digests(
+    source: LoadedSource, approvals: Approvals, items: Sequence[Loosening] | None = None
+) -> frozenset[str]:
+    """The digests of `source`'s current items (`items`, when already known) that are approved: all of them
+    when the whole content is."""
     if source.path is None:
         return frozenset()
+    digests = [item.digest for item in (loosenings(source) if items is None else items)]
     if source.digest is not None and approvals.approved_digest(source.path) == source.digest:
-        return frozenset(item.digest for item in items)
+        return frozenset(digests)
     chosen = approvals.approved_items(source.path)
-    return frozenset(item.digest for item in items if item.digest in chosen)
+    return frozenset(digest for digest in digests if digest in chosen)
 
 
 def with_rules_written(approvals: Approvals, before: LoadedSource, rules: Sequence[str]) -> Approvals:
@@ -204,8 +207,9 @@ def pending(source: LoadedSource, approvals: Approvals) -> tuple[Loosening, ...]
     """The items of a workspace file in a trusted root that wait for the user's approval."""
     if source.source not in WORKSPACE_SOURCES or source.root is None or not approvals.is_trusted(source.root):
         return ()
-    granted = approved_digests(source, approvals)
-    return tuple(item for item in loosenings(source) if item.digest not in granted)
+    items = loosenings(source)
+    granted = approved_digests(source, approvals, items)
+    return tuple(item for item in items if item.digest not in granted)
 
 
 def believe(source: LoadedSource, approvals: Approvals) -> Belief:
@@ -217,7 +221,7 @@ def believe(source: LoadedSource, approvals: Approvals) -> Belief:
         granted: frozenset[str] = frozenset()
         reason = UNTRUSTED_REASON
     else:
-        granted = approved_digests(source, approvals)
+        granted = approved_digests(source, approvals, items)
         changed = source.path is not None and approvals.has_approved(source.path)
         reason = (
             f"inactive: {_name(source)} changed since you approved it"

@@ -300,9 +300,14 @@ class McpManager:
 def approval_text(config: McpServerConfig) -> str:
     """The question for a workspace server: the definition as written, and what of the user's environment it gets."""
     where = _SOURCE_LABELS.get(config.source, config.source)
+    risk = (
+        "It can run any code with your permissions."
+        if config.transport == "stdio"
+        else "It receives what the agent sends it, and what it is sent from your environment."
+    )
     return (
         f"The workspace's {where} defines the MCP server '{visible(config.name)}', which "
-        f"{visible(config.describe())}. It can run any code with your permissions. Start it?"
+        f"{visible(config.describe())}. {risk} Start it?"
     )
 
 
