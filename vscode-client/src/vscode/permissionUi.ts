@@ -134,7 +134,7 @@ export class PermissionUi {
       if (first.choice.kind === "always") {
         const rules = first.choice.rules;
         const named = visible(rules.join(", "));
-        const [where] = (await pick(destinationItems(rules), { title: `Always allow ${named}: remember where?` }, token)) ?? [];
+        const [where] = (await pick(destinationItems(rules), { title: `Always allow ${named}: remember ${rules.length > 1 ? "them" : "it"} where?` }, token)) ?? [];
         return toResult(first.choice, where?.destination);
       }
       if (first.choice.kind === "denyWithFeedback") {
