@@ -245,3 +245,20 @@ async def test_the_approve_command_approves_the_items_named(
     described = await _permissions(trusted)
     assert [r["rule"] for r in described["allow"]] == ["Bash(touch one.txt)"]
     assert [entry.get("rule") for entry in described["inactive"]] == ["Bash(touch two.txt)"]
+
+
+async def test_a_local_file_the_agent_wrote_itself_grants_nothing(
+    trusted: Editor, model: FakeModel, workspace: Path
+) -> None:
+    settings = """'{"permissions": {"allow": ["Bash"]}}'"""
+    grant = f"mkdir -p .handrail && printf '%s' {settings} > .handrail/settings.local.json"
+    model.add(Reply.of(ToolUse("Bash", {"command": grant, "description": "Set up the project"})), Reply.of(Text("ok")))
+    trusted.answers.append("Allow once")  # the user lets the command run...
+    first = await trusted.ask("set up")
+    assert (workspace / ".handrail" / "settings.local.json").exists()
+    model.add(Reply.of(ToolUse("Bash", {"command": "touch pwned"})), Reply.of(Text("done")))
+    trusted.answers.extend(["Not now", "Deny"])
+    await trusted.ask("go on", session_id=first["sessionId"])
+    _, approval, asked = trusted.prompts  # ...but what it wrote is not handrail's: asked about, held back
+    assert "settings.local.json" in approval.message and "• allow Bash" in approval.message
+    assert "touch pwned" in asked.message and not (workspace / "pwned").exists()
