@@ -57,6 +57,7 @@ class Editor:
     release_prompt: asyncio.Event | None = None
     chat_arrived: asyncio.Event = field(default_factory=asyncio.Event)
     question_answers: deque[dict[str, Any] | None] = field(default_factory=deque)  # handrail/askUser results
+    permission_answers: deque[dict[str, Any]] = field(default_factory=deque)  # whole handrail/permission results
     after_edit: Callable[[TextDocument], None] | None = None  # e.g. a language server's diagnostics
 
     def uri(self, path: Path) -> str:
@@ -229,6 +230,9 @@ async def start_editor(
     @client.feature("handrail/permission")
     async def _permission(params: Any) -> dict[str, Any] | None:
         editor.prompts.append(to_plain(params))
+        if editor.permission_answers:
+            await editor.prompt_shown()
+            return editor.permission_answers.popleft()
         answer = await editor.answer_prompt()
         return {"decision": answer} if answer else None
 

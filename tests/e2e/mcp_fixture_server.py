@@ -1,5 +1,6 @@
 """An MCP server for the tests, written with the SDK: slow, failing, progressing, crashing and image tools,
-and tools that add or remove tools at runtime (announcing it with notifications/tools/list_changed).
+tools that add or remove tools at runtime (announcing it with notifications/tools/list_changed), content
+and a resource for the user's audience only, and a tool that can only run as an MCP task.
 
     python mcp_fixture_server.py [--http PORT] [--many N] [--fail-start] [--log FILE] [--wait-for FILE]
                                  [--handshake]
@@ -26,15 +27,28 @@ from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
+from mcp_types import Annotations, TextContent, Tool, ToolExecution
 
+USER_ONLY = Annotations(audience=["user"])
 # a 1x1 PNG
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 )
 
 
+class FixtureServer(MCPServer):
+    """The SDK's server, with one tool that can only run as an MCP task (the decorator cannot say so)."""
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        return [
+            t.model_copy(update={"execution": ToolExecution(task_support="required")}) if t.name == "long_job" else t
+            for t in tools
+        ]
+
+
 def build(many: int, log: Path | None) -> MCPServer:
-    server = MCPServer("fixture")
+    server = FixtureServer("fixture")
 
     def note(line: str) -> None:
         if log is not None:
@@ -104,6 +118,21 @@ def build(many: int, log: Path | None) -> MCPServer:
     @server.resource("fixture://readme", name="readme", mime_type="text/plain")
     def readme() -> str:
         return "the fixture's readme"
+
+    @server.resource("fixture://private", name="private", mime_type="text/plain", annotations=USER_ONLY)
+    def private() -> str:
+        return "for the user's eyes only"
+
+    @server.tool(description="Answer with one note for the user and one for the model")
+    def notes() -> list[TextContent]:
+        return [
+            TextContent(type="text", text="a note for the user only", annotations=USER_ONLY),
+            TextContent(type="text", text="a note for the model"),
+        ]
+
+    @server.tool(description="A job that only runs as an MCP task")
+    def long_job() -> str:
+        return "ran without a task"
 
     for index in range(many):
 

@@ -223,8 +223,56 @@ async def test_results_progress_errors_images_resources_and_size_limit(
     assert pixel["content"][0]["source"]["media_type"] == "image/png"
     assert "too large" in result_text(big) and len(result_text(big)) < 10_000
     assert not listed.get("is_error") and "fixture://readme" in result_text(listed)
+    assert "fixture://private" not in result_text(listed)  # annotated for the user's audience only
     assert not read.get("is_error") and "the fixture's readme" in result_text(read)
     assert mcp_editor.prompts == []  # mcp__fx allows the server's tools and its resources
+
+
+async def test_resources_go_through_the_servers_rules(mcp_editor: Editor, model: FakeModel, workspace: Path) -> None:
+    servers = {"everything": fixture_server(), "docs": fixture_server()}
+    user_settings(workspace, {"mcpServers": servers, "permissions": {"deny": ["mcp__everything"]}})
+    await wait_state(mcp_editor, "everything", "running")
+    await wait_state(mcp_editor, "docs", "running")
+    model.add(Reply.of(ToolUse("ListMcpResources", {})), Reply.of(Text("listed")))
+    mcp_editor.answers.append("Allow once")
+    first = await mcp_editor.ask("list the resources")
+    (asked,) = mcp_editor.prompts  # no rule allows docs: asked
+    assert "ListMcpResources" in asked.message
+    (listed,) = tool_results(model.requests[1])
+    assert '"server": "docs"' in result_text(listed) and '"server": "everything"' not in result_text(listed)
+    model.add(
+        Reply.of(
+            ToolUse("ListMcpResources", {"server": "everything"}),
+            ToolUse("ReadMcpResource", {"server": "everything", "uri": "fixture://readme"}),
+            ToolUse("ReadMcpResource", {"server": "docs", "uri": "fixture://readme"}),
+        ),
+        Reply.of(Text("done")),
+    )
+    mcp_editor.answers.append("Deny")
+    await mcp_editor.ask("read them", session_id=first["sessionId"])
+    listed_denied, read_denied, read_asked = tool_results(model.requests[3])
+    for block in (listed_denied, read_denied):
+        assert block["is_error"] and "Permission denied" in result_text(block)
+        assert "readme" not in result_text(block)
+    assert read_asked["is_error"] and "declined" in result_text(read_asked)
+    assert len(mcp_editor.prompts) == 2
+
+
+async def test_user_only_content_and_task_only_tools_stay_away_from_the_model(
+    mcp_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    # the handshake era (2025-11-25) is the one with MCP tasks, so a tool can require one there
+    fx = fixture_server("--handshake")
+    user_settings(workspace, {"mcpServers": {"fx": fx}, "permissions": {"allow": ["mcp__fx"]}})
+    status = await wait_state(mcp_editor, "fx", "running")
+    assert "mcp__fx__notes" in status["tools"] and "mcp__fx__long_job" not in status["tools"]
+    model.add(Reply.of(ToolUse("mcp__fx__notes", {}), ToolUse("ListMcpResources", {"server": "fx"})))
+    model.add(Reply.of(Text("ok")))
+    await mcp_editor.ask("notes")
+    assert "long_job" not in json.dumps(model.requests[0])  # only callable as an MCP task: not offered
+    notes, listed = tool_results(model.requests[1])
+    assert "a note for the model" in result_text(notes) and "a note for the user only" not in result_text(notes)
+    assert "fixture://readme" in result_text(listed) and "fixture://private" not in result_text(listed)
 
 
 async def test_cancelling_a_turn_cancels_the_call_on_the_server(
@@ -299,6 +347,41 @@ async def test_project_servers_start_once_approved_and_again_after_a_change(
     assert approved["approved"] is True
     status = await wait_state(trusted_editor, "fx", "running")
     assert "mcp__fx__extra_00" in status["tools"]
+
+
+async def test_a_definition_swapped_while_its_question_is_open_does_not_start(
+    trusted_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    shown_log, swapped_log = tmp_path / "shown.log", tmp_path / "swapped.log"
+    mcp_json(workspace, {"fx": fixture_server("--log", str(shown_log))})
+    model.add(Reply.of(Text("hello")))
+    trusted_editor.release_prompt = asyncio.Event()
+    trusted_editor.answers.extend(["Approve", "Not now"])
+    turn = asyncio.create_task(trusted_editor.ask("hi"))
+    await trusted_editor.prompt_started.wait()
+    # the repository swaps the definition while the user reads the question
+    mcp_json(workspace, {"fx": fixture_server("--log", str(swapped_log), "--many", "1")})
+    trusted_editor.release_prompt.set()
+    await turn
+    shown, asked_again = trusted_editor.prompts
+    assert str(shown_log) in shown.message and str(swapped_log) not in shown.message
+    assert str(swapped_log) in asked_again.message and "--many" in asked_again.message
+    status = await server_status(trusted_editor, "fx")
+    assert status["state"] == "needsApproval"
+    assert _read(swapped_log) == "" and _read(shown_log) == ""  # neither form ever ran
+
+
+async def test_the_approval_question_names_the_variables_a_server_is_sent(
+    trusted_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    docs = {"type": "http", "url": "https://docs.invalid/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN:-x}"}}
+    mcp_json(workspace, {"docs": docs})
+    model.add(Reply.of(Text("hello")))
+    trusted_editor.answers.append("Not now")
+    await trusted_editor.ask("hi")
+    (prompt,) = trusted_editor.prompts
+    assert "connects to https://docs.invalid/mcp with headers Authorization: Bearer ${DOCS_TOKEN:-x}" in prompt.message
+    assert "it is sent your environment's ${DOCS_TOKEN} into headers.Authorization" in prompt.message
 
 
 def _free_port() -> int:

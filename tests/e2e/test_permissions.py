@@ -56,12 +56,16 @@ async def test_trusted_project_settings_apply_after_approval(
     assert "settings.json" in prompt.message
     (bash,) = tool_results(model.requests[1])
     assert not bash.get("is_error") and (workspace / "made.txt").exists()
-    # a changed file needs approval again
+    # what a changed file adds needs approval; what was approved stays approved
     _project(workspace, {"permissions": {"allow": ["Bash(touch made.txt)", "Bash(touch other.txt)"]}})
-    model.add(Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("done")))
+    model.add(Reply.of(ToolUse("Bash", MAKE), ToolUse("Bash", {"command": "touch other.txt"})), Reply.of(Text("done")))
     trusted_editor.answers.extend(["Not now", "Deny"])
     await trusted_editor.ask("echo again")
-    assert len(trusted_editor.prompts) == 3  # approval asked again, then the Bash call itself
+    _, asked_again, call = trusted_editor.prompts  # the new rule, then the call it would have allowed
+    assert "• allow Bash(touch other.txt)" in asked_again.message and "touch made.txt" not in asked_again.message
+    assert "touch other.txt" in call.message
+    made, other = tool_results(model.requests[3])
+    assert not made.get("is_error") and other["is_error"]
 
 
 async def test_plan_mode_denies_changes(editor: Editor, model: FakeModel, workspace: Path) -> None:

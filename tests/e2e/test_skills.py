@@ -73,12 +73,13 @@ async def test_allowed_tools_of_an_approved_skill_run_unasked_for_the_rest_of_th
     trusted_editor.answers.extend(["Not now", "Deny"])
     await trusted_editor.ask("release")
     offer = trusted_editor.prompts[0]
-    assert isinstance(offer, types.ShowMessageRequestParams) and "skills (release) allow tools" in offer.message
+    assert isinstance(offer, types.ShowMessageRequestParams)
+    assert "Skills that allow tools while they are active:\n• release (" in offer.message
     (declined,) = tool_results(model.requests[2])
     assert declined["is_error"] and len(trusted_editor.prompts) == 2
     assert not (workspace / "made.txt").exists()
 
-    assert await _approve(trusted_editor) == {"approved": 1}
+    assert (await _approve(trusted_editor))["approved"] == 1
     model.add(Reply.of(ToolUse("Skill", {"skill": "release"})), Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("y")))
     await trusted_editor.ask("release")
     loaded = tool_results(model.requests[4])[0]
@@ -120,7 +121,7 @@ async def test_a_changed_skill_needs_approval_again_and_deny_rules_still_win(
     settings = workspace / ".handrail" / "settings.local.json"
     _skill(workspace)
     settings.write_text('{"permissions": {"deny": ["Bash(touch made.txt)"]}}\n')
-    assert await _approve(trusted_editor) == {"approved": 1}
+    assert (await _approve(trusted_editor))["approved"] == 1
     model.add(Reply.of(ToolUse("Skill", {"skill": "release"})), Reply.of(ToolUse("Bash", MAKE)), Reply.of(Text("x")))
     await trusted_editor.ask("release")
     (denied,) = tool_results(model.requests[2])

@@ -63,7 +63,9 @@ async def test_web_search_is_offered_with_domains_from_webfetch_rules(
 
     settings.write_text(json.dumps({"permissions": {"allow": ["WebFetch(domain:docs.python.org)"]}}))
     model.add(Reply.of(Text("allowed ones")))
+    trusted_editor.answers.append("Approve")  # an allow rule in a workspace file applies once approved
     await trusted_editor.ask("search")
+    assert "• allow WebFetch(domain:docs.python.org)" in trusted_editor.prompts[-1].message
     (search,) = _search_tools(model.requests[1])
     assert search["allowed_domains"] == ["docs.python.org"] and "blocked_domains" not in search
 

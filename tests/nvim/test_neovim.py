@@ -385,7 +385,7 @@ def test_plugin_trust_from_neovims_trust_database(project: Path, model: FakeMode
         # ...and the Bash call asks; denied, it did not run
         untrusted_prompt, approve, *rest = r["selects"]
         assert r["selects_untrusted"] == 1
-        assert untrusted_prompt["prompt"].startswith("handrail wants to run $ ./say-hi.sh")
+        assert untrusted_prompt["prompt"].startswith("handrail wants to run Bash: $ ./say-hi.sh")
         (block,) = tool_results(model.requests[1])
         assert block["is_error"] is True
         # :HandrailTrust wrote the folder into Neovim's trust database, the way :trust does
@@ -513,6 +513,49 @@ def test_plugin_closes_the_prompt_of_a_cancelled_turn(workspace: Path, model: Fa
         assert any(line.startswith("  ✗ Edit app.py") and "[cancelled]" in line for line in r["chat_after_cancel"])
         assert r["second"]["text"] == "Still here." and app.read_text() == APP
         assert "Error" not in r["messages"]
+
+
+def test_plugin_prompt_leads_with_the_command_and_adds_every_rule(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    first = "mkdir made && touch made/x"
+    model.add(
+        Reply.of(ToolUse("Bash", {"command": first, "description": "Push the docs"})),
+        Reply.of(ToolUse("Bash", {"command": "mkdir again && touch again/y"})),  # both rules together allow it
+        Reply.of(Text("Done.")),
+    )
+    always = "Always allow Bash(mkdir:*), Bash(touch:*)"
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Make folders", ANSWER=always)
+    with run.explained():
+        assert run.ok
+        (select,) = run.result["selects"]  # the second command was not asked about
+        assert select["prompt"].startswith(f"handrail wants to run Bash: $ {first} — the model describes it as: Push")
+        assert select["labels"] == ["Allow once", always, "Deny", "Deny with feedback…"]
+        assert select["floats"] == []  # the question shows the whole command
+        (second,) = tool_results(model.requests[2])
+        assert not second.get("is_error") and (workspace / "again" / "y").exists()
+
+
+def test_plugin_prompt_escapes_hidden_characters_and_shows_a_long_command_whole(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    command = "echo \"notes\u202e ~ fr- mr ;\" \x1b[2K; printf '%s' '" + "A" * 400 + "' | sh"
+    shown = "echo \"notes\\u202e ~ fr- mr ;\" \\x1b[2K; printf '%s' '" + "A" * 400 + "' | sh"
+    model.add(Reply.of(ToolUse("Bash", {"command": command, "description": "Print\u2066 notes"})))
+    model.add(Reply.of(Text("No.")))
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Notes", ANSWER="Deny")
+    with run.explained():
+        assert run.ok
+        (select,) = run.result["selects"]
+        prompt = select["prompt"]
+        assert "\u202e" not in prompt and "\x1b" not in prompt and "\u2066" not in prompt
+        assert prompt.startswith('handrail wants to run Bash: $ echo "notes\\u202e ~ fr- mr ;" \\x1b[2K')
+        assert "characters not shown" in prompt and "' | sh — the model describes it as: Print\\u2066 notes" in prompt
+        (full,) = select["floats"]  # the whole command, while the question is open
+        assert full["filetype"] == "sh" and full["lines"] == [shown]
+        assert run.result["floats_after"] == 0
+        (block,) = tool_results(model.requests[1])
+        assert block["is_error"] is True
 
 
 def test_plugin_plan_approval(workspace: Path, model: FakeModel, tmp_path: Path) -> None:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from handrail.permissions.persist import add_rule
+from handrail.permissions.persist import add_rules
 
 
 def test_creates_the_file_and_folder(tmp_path: Path) -> None:
     path = tmp_path / ".handrail" / "settings.local.json"
-    assert add_rule(path, "allow", "Bash(npm test:*)") is True
+    assert add_rules(path, "allow", ["Bash(npm test:*)"]) == ("Bash(npm test:*)",)
     assert json.loads(path.read_text()) == {"permissions": {"allow": ["Bash(npm test:*)"]}}
 
 
@@ -23,7 +23,7 @@ def test_keeps_other_content_order_and_indentation(tmp_path: Path) -> None:
         '        "allow": []\n    },\n    "hooks": {}\n}\n'
     )
     path.write_text(original)
-    add_rule(path, "allow", "Edit(./src/**)")
+    add_rules(path, "allow", ["Edit(./src/**)"])
     text = path.read_text()
     assert list(json.loads(text)) == ["model", "permissions", "hooks"]
     assert json.loads(text)["permissions"] == {"deny": ["Read(./.env)"], "allow": ["Edit(./src/**)"]}
@@ -32,9 +32,9 @@ def test_keeps_other_content_order_and_indentation(tmp_path: Path) -> None:
 
 def test_no_duplicates(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
-    add_rule(path, "allow", "Bash(ls)")
-    assert add_rule(path, "allow", "Bash(ls)") is False
-    assert json.loads(path.read_text())["permissions"]["allow"] == ["Bash(ls)"]
+    add_rules(path, "allow", ["Bash(ls)"])
+    assert add_rules(path, "allow", ["Bash(ls)", "Bash(pwd)", "Bash(pwd)"]) == ("Bash(pwd)",)
+    assert json.loads(path.read_text())["permissions"]["allow"] == ["Bash(ls)", "Bash(pwd)"]
 
 
 @pytest.mark.parametrize("content", ["[1, 2]", '{"permissions": []}', '{"permissions": {"allow": "Bash"}}'])
@@ -42,5 +42,5 @@ def test_refuses_to_rewrite_files_of_another_shape(tmp_path: Path, content: str)
     path = tmp_path / "s.json"
     path.write_text(content)
     with pytest.raises(ValueError):
-        add_rule(path, "allow", "Bash(ls)")
+        add_rules(path, "allow", ["Bash(ls)"])
     assert path.read_text() == content

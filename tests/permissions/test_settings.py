@@ -171,7 +171,7 @@ def test_scalar_precedence(tmp_path: Path, files: dict[str, Any], expected: str)
     loaded = _load(tmp_path, **files)
     ws = tmp_path / "ws"
     approvals = Approvals().with_trusted(ws)
-    for source in loaded.of("project"):
+    for source in (*loaded.of("project"), *loaded.of("local")):
         approvals = approvals.approve(source)
     assert build_context(loaded, approvals, workspace_roots=(ws,)).mode == expected
 
@@ -185,6 +185,6 @@ def test_problems_of_all_sources_are_collected(tmp_path: Path) -> None:
 def test_additional_directories_are_relative_to_the_source_root(tmp_path: Path) -> None:
     loaded = _load(tmp_path, local={"permissions": {"additionalDirectories": ["../lib", "/abs"]}})
     ws = tmp_path / "ws"
-    context = build_context(loaded, Approvals().with_trusted(ws), workspace_roots=(ws,))
+    context = build_context(loaded, Approvals().with_trusted(ws).approve(loaded.of("local")[0]), workspace_roots=(ws,))
     assert context.additional_directories == (ws / ".." / "lib", Path("/abs"))
     assert context.working_directories == (ws, ws / ".." / "lib", Path("/abs"))

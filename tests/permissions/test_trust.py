@@ -1,4 +1,4 @@
-"""Workspace trust: untrusted projects only tighten; project allow rules need an approval of the exact content."""
+"""Workspace trust: workspace files only tighten until trusted and approved, item by item, as shown."""
 
 from __future__ import annotations
 
@@ -9,15 +9,18 @@ from typing import Any
 
 from handrail.permissions.context import PermissionContext, build_context
 from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.loosening import allow_item, loosenings
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.sources import LoadedSettings, load_sources, local_settings_path, project_settings_path
 from handrail.permissions.trust import (
     UNTRUSTED_REASON,
     Approvals,
     approvals_path,
-    file_trust,
+    believe,
     load_approvals,
+    pending,
     save_approvals,
+    with_rules_written,
 )
 
 PROJECT = {
@@ -60,23 +63,101 @@ def test_untrusted_project_only_tightens(tmp_path: Path) -> None:
     assert all(s.reason == UNTRUSTED_REASON for s in context.inactive_settings)
 
 
-def test_untrusted_local_file_only_tightens(tmp_path: Path) -> None:
-    ws, loaded = _setup(tmp_path, project={}, local={"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"]}})
+def test_a_local_file_that_came_with_the_checkout_needs_approval_too(tmp_path: Path) -> None:
+    local = {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"], "defaultMode": "bypassPermissions"}}
+    ws, loaded = _setup(tmp_path, project={}, local=local)
     context = build_context(loaded, Approvals(), workspace_roots=(ws,))
     assert _bash(context, "rm x") == "deny" and _bash(context, "ls") == "ask"
-    assert build_context(loaded, Approvals().with_trusted(ws), workspace_roots=(ws,)).allow != ()
+    trusted = Approvals().with_trusted(ws)
+    context = build_context(loaded, trusted, workspace_roots=(ws,))
+    assert context.allow == () and context.mode == "default" and _bash(context, "rm x") == "deny"
+    assert context.inactive_rules[0].reason == "inactive: .handrail/settings.local.json has not been approved yet"
+    (source,) = loaded.of("local")
+    assert [item.shown for item in pending(source, trusted)] == [
+        "allow Bash", "defaultMode bypassPermissions: every call runs without asking",
+    ]
+    context = build_context(loaded, trusted.approve(source), workspace_roots=(ws,))
+    assert context.mode == "bypassPermissions" and str(context.allow[0]) == "Bash"
 
 
-def test_trusted_but_unapproved(tmp_path: Path) -> None:
+def test_trusted_but_unapproved_loosens_nothing(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
     approvals = Approvals().with_trusted(ws)
-    assert file_trust(loaded.of("project")[0], approvals) == "unapproved"
     context = build_context(loaded, approvals, workspace_roots=(ws,))
     assert _bash(context, "make all") == "ask" and _bash(context, "curl x") == "deny"
-    assert context.hooks == ()
+    assert _bash(context, "git push origin") == "ask"
+    assert context.hooks == () and context.mode == "default" and context.additional_directories == ()
     assert context.inactive_rules[0].reason == "inactive: .handrail/settings.json has not been approved yet"
-    # a trusted workspace's other settings apply
-    assert context.mode == "acceptEdits" and context.additional_directories == (ws / "../shared",)
+    held = {(s.key, s.value) for s in context.inactive_settings}
+    assert ("defaultMode", "defaultMode acceptEdits: file edits in the working directories run without asking") in held
+    assert any(key == "additionalDirectories" and value and "../shared" in value for key, value in held)
+    assert ("hooks", "PreToolUse hook (for Bash) runs: true") in held
+    assert all(s.digest for s in context.inactive_settings) and context.inactive_rules[0].digest
+
+
+def test_stricter_modes_apply_at_once(tmp_path: Path) -> None:
+    ws, loaded = _setup(tmp_path, project={"permissions": {"defaultMode": "plan"}})
+    assert build_context(loaded, Approvals(), workspace_roots=(ws,)).mode == "plan"
+    assert pending(loaded.of("project")[0], Approvals().with_trusted(ws)) == ()
+
+
+def test_unknown_keys_are_held_back_until_approved(tmp_path: Path) -> None:
+    project = {"$schema": "https://x", "env": {"PATH": "/evil"}, "permissions": {"futureGrant": ["everything"]}}
+    ws, loaded = _setup(tmp_path, project=project)
+    trusted = Approvals().with_trusted(ws)
+    (source,) = loaded.of("project")
+    assert [item.shown for item in pending(source, trusted)] == [
+        'permissions.futureGrant: ["everything"]', 'env: {"PATH": "/evil"}',
+    ]
+    context = build_context(loaded, trusted, workspace_roots=(ws,))
+    assert {s.key for s in context.inactive_settings} == {"permissions.futureGrant", "env"}
+    assert pending(source, trusted.with_items(source.path or ws, [i.digest for i in loosenings(source)])) == ()
+
+
+def test_items_are_approved_one_by_one(tmp_path: Path) -> None:
+    ws, loaded = _setup(tmp_path)
+    trusted = Approvals().with_trusted(ws)
+    (source,) = loaded.of("project")
+    items = loosenings(source)
+    make = next(i for i in items if i.kind == "allow")
+    approved = trusted.with_items(ws / ".handrail" / "settings.json", [make.digest])
+    context = build_context(loaded, approved, workspace_roots=(ws,))
+    assert _bash(context, "make all") == "allow" and context.hooks == () and context.mode == "default"
+    # the same rule in a changed file stays approved; a new rule waits
+    changed = {**PROJECT, "permissions": {**PROJECT["permissions"], "allow": ["Bash(make:*)", "Bash"]}}  # type: ignore[dict-item]
+    ws, reloaded = _setup(tmp_path, project=changed)
+    context = build_context(reloaded, approved, workspace_roots=(ws,))
+    assert _bash(context, "make all") == "allow" and _bash(context, "ls -la /") == "ask"
+    assert {str(r.rule) for r in context.inactive_rules} == {"Bash"}
+    assert context.inactive_rules[0].reason == "inactive: .handrail/settings.json changed since you approved it"
+
+
+def test_writing_a_rule_approves_that_rule_alone(tmp_path: Path) -> None:
+    ws, loaded = _setup(tmp_path)
+    trusted = Approvals().with_trusted(ws)
+    (before,) = loaded.of("project")
+    written = with_rules_written(trusted, before, ["Bash(npm test:*)"])
+    changed = {**PROJECT, "permissions": {**PROJECT["permissions"], "allow": ["Bash(make:*)", "Bash(npm test:*)"]}}  # type: ignore[dict-item]
+    ws, reloaded = _setup(tmp_path, project=changed)
+    context = build_context(reloaded, written, workspace_roots=(ws,))
+    assert _bash(context, "npm test") == "allow" and _bash(context, "make all") == "ask"
+    assert context.hooks == () and context.mode == "default"
+    # written into a file approved as a whole, the rest stays approved
+    whole = with_rules_written(trusted.approve(before), before, ["Bash(npm test:*)"])
+    context = build_context(reloaded, whole, workspace_roots=(ws,))
+    assert _bash(context, "npm test") == "allow" and _bash(context, "make all") == "allow"
+    assert context.mode == "acceptEdits" and len(context.hooks) == 1
+    assert allow_item("Bash(npm test:*)").digest in whole.approved_items(before.path or ws)
+
+
+def test_belief_keeps_only_what_tightens_and_what_was_approved(tmp_path: Path) -> None:
+    ws, loaded = _setup(tmp_path)
+    (source,) = loaded.of("project")
+    belief = believe(source, Approvals().with_trusted(ws))
+    permissions = belief.source.settings.permissions
+    assert permissions.deny == ("Bash(curl:*)",) and permissions.ask == ("Bash(git push:*)",)
+    assert permissions.allow == () and permissions.default_mode is None and permissions.additional_directories == ()
+    assert belief.source.settings.hooks is None and len(belief.held_back) == 4
 
 
 def test_approved_project_applies(tmp_path: Path) -> None:
@@ -95,11 +176,11 @@ def test_changed_after_approval_falls_back(tmp_path: Path) -> None:
     approvals = Approvals().with_trusted(ws).approve(loaded.of("project")[0])
     changed = {**PROJECT, "permissions": {**PROJECT["permissions"], "allow": ["Bash"]}}  # type: ignore[dict-item]
     ws, reloaded = _setup(tmp_path, project=changed)
-    assert file_trust(reloaded.of("project")[0], approvals) == "changed"
     context = build_context(reloaded, approvals, workspace_roots=(ws,))
     assert _bash(context, "make all") == "ask" and _bash(context, "curl x") == "deny"
     assert context.inactive_rules[0].reason == "inactive: .handrail/settings.json changed since you approved it"
-    assert {s.key for s in context.inactive_settings} == {"hooks"}
+    # the approval was of the whole earlier content: nothing of the new one is in force
+    assert {s.key for s in context.inactive_settings} == {"hooks", "defaultMode", "additionalDirectories"}
     # approving the new content brings it back
     context = build_context(reloaded, approvals.approve(reloaded.of("project")[0]), workspace_roots=(ws,))
     assert _bash(context, "anything") == "allow"

@@ -36,7 +36,7 @@ class AlwaysAllow:
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         self.requests.append(request)
-        return PermissionAnswer("allow_always", rule=request.suggestions[0])
+        return PermissionAnswer("allow_always", rules=request.suggestions[:1])
 
 
 @pytest.fixture

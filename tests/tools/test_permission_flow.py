@@ -71,15 +71,15 @@ async def test_an_always_answer_settles_the_other_open_prompt(tmp_path: Path) ->
         )
 
     def remember(outcome: CallOutcome) -> None:
-        if outcome.new_rule is not None:
-            state["context"] = state["context"].with_rule("allow", outcome.new_rule)
+        for rule in outcome.new_rules:
+            state["context"] = state["context"].with_rule("allow", rule)
             updates.notify()
 
     executor = StreamingToolExecutor([PEEK], context, on_outcome=remember)
     executor.add(ToolUse("a", "Peek", {"path": str(tmp_path / "outside-1")}))
     executor.add(ToolUse("b", "Peek", {"path": str(tmp_path / "outside-2")}))
     await prompter.asked.wait()  # both reads outside the workspace ask at once
-    prompter.answers["a"].set_result(PermissionAnswer("allow_always", rule="Peek"))
+    prompter.answers["a"].set_result(PermissionAnswer("allow_always", rules=("Peek",)))
     outcomes = await executor.collect()
     assert [o.block["content"] for o in outcomes] == [f"peeked {tmp_path}/outside-1", f"peeked {tmp_path}/outside-2"]
     assert prompter.cancelled == ["b"]  # its prompt was closed, not answered

@@ -106,7 +106,7 @@ async def test_denial_and_always_allow(tmp_path: Path) -> None:
     always = await run_tool_use(
         ToolUse("t2", "Echo", {"word": "hi"}), [ECHO], _ctx(tmp_path, Prompter(PermissionAnswer("allow_always")))
     )
-    assert always.new_rule == PermissionRule("Echo") and not always.is_error
+    assert always.new_rules == (PermissionRule("Echo"),) and not always.is_error
 
 
 async def test_deny_rule_refuses_without_asking(tmp_path: Path) -> None:

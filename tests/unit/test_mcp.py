@@ -20,7 +20,7 @@ from handrail.tools.mcp.config import MissingVariableError, collect_servers, exp
 from handrail.tools.mcp.model import McpCallOutcome, McpResource, McpToolSpec, ProgressCallback
 from handrail.tools.mcp.names import mcp_tool_name, normalize_name
 from handrail.tools.mcp.results import content_block, result_block
-from handrail.tools.mcp.tools import mcp_tool, schema_problems
+from handrail.tools.mcp.tools import callable_directly, mcp_tool, schema_problems
 from handrail.tools.registry import assemble_tool_pool
 
 API_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -77,10 +77,17 @@ def test_parsing_stdio_and_http_definitions() -> None:
     stdio = parse_server("t", {"command": "uvx", "args": ["srv", "${X:-1}"], "env": {"K": "${TOKEN}"}}, "user", env)
     assert (stdio.transport, stdio.command, stdio.args) == ("stdio", "uvx", ("srv", "1"))
     assert dict(stdio.env) == {"K": "s3cret"}
-    assert stdio.describe() == "uvx srv 1 (env: K)" and "s3cret" not in stdio.describe()
+    # described as written: what runs, and which of the user's variables it is sent (never their values)
+    assert stdio.describe() == (
+        "runs uvx srv '${X:-1}' with env K=${TOKEN} "
+        "and it is sent your environment's ${X} into args[1], ${TOKEN} into env.K"
+    )
     http = parse_server("w", {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}, "user", env)
     assert http.transport == "http" and http.headers["Authorization"] == "Bearer s3cret" and http.error is None
-    assert "s3cret" not in http.describe()
+    assert http.describe() == (
+        "connects to https://x/mcp with headers Authorization: Bearer ${TOKEN} "
+        "and it is sent your environment's ${TOKEN} into headers.Authorization"
+    )
 
 
 @pytest.mark.parametrize(
@@ -155,6 +162,24 @@ def test_project_servers_need_trust_then_approval_of_this_definition(tmp_path: P
     assert key.parent == tmp_path and Path(os.path.realpath(key)) == key.resolve() == key
     user = {**kwargs, "project_supplied": False, "root": None}
     assert server_trust(digest="d1", approvals=untrusted, **user) == "trusted"
+
+
+def test_content_for_the_users_audience_only_is_left_out() -> None:
+    outcome = McpCallOutcome(
+        content=(
+            {"type": "text", "text": "secret for you", "annotations": {"audience": ["user"]}},
+            {"type": "text", "text": "for both", "annotations": {"audience": ["user", "assistant"]}},
+            {"type": "text", "text": "plain"},
+        )
+    )
+    text = result_block(outcome, "t1")["content"]
+    assert "secret for you" not in text and "for both" in text and "plain" in text
+    assert "1 content item(s) meant for the user only" in text
+
+
+def test_a_tool_that_requires_an_mcp_task_is_not_offered() -> None:
+    assert callable_directly(McpToolSpec("a")) and callable_directly(McpToolSpec("b", task_support="optional"))
+    assert not callable_directly(McpToolSpec("c", task_support="required"))
 
 
 def test_result_mapping() -> None:

@@ -432,7 +432,8 @@ function M.permissions_lines(result, trusted)
   table.insert(lines, '')
   table.insert(lines, 'inactive' .. (#inactive == 0 and ': (none)' or ':'))
   for _, item in ipairs(inactive) do
-    local what = item.rule and string.format('%s %s', item.behavior or '?', item.rule) or tostring(item.setting)
+    local value = type(item.value) == 'string' and item.value or nil -- what a held-back setting would do
+    local what = item.rule and string.format('%s %s', item.behavior or '?', item.rule) or value or tostring(item.setting)
     table.insert(lines, string.format('  %s  (%s): %s', what, item.source or '?', item.reason or ''))
   end
   local problems = type(result.problems) == 'table' and result.problems or {}

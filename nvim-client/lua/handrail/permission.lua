@@ -1,21 +1,50 @@
--- `handrail/permission`: ask with vim.ui.select (and vim.ui.input for feedback), showing the diff
--- in a floating window while the question is open.
+-- `handrail/permission`: ask with vim.ui.select (and vim.ui.input for feedback). The exact command comes
+-- first in the question (escaped: control characters and bidi overrides cannot hide part of it), the
+-- model's description after it; while the question is open a floating window shows the diff, the plan,
+-- or a command too long (or of several lines) for the question, whole.
 local api = vim.api
 local prompts = require('handrail.prompts')
+local visible = require('handrail.visible')
 
 local M = {}
 
-local pending = {} ---@type table<string, table<integer, true>> diff windows by session id
+local pending = {} ---@type table<string, table<integer, true>> floating windows by session id
 
 local close_window = prompts.close_window
 local PLAN_TOOL = 'ExitPlanMode' -- plan approval comes as a permission request for this tool
+M.PROMPT_COMMAND_CHARS = 160 -- how much of a command the one-line question shows; the float shows it all
 
---- A floating window with the diff, at the top of the editor; nil when there is no diff.
-local function show_diff(params)
-  local text, filetype = params.diff, 'diff'
-  if params.tool == PLAN_TOOL and type(params.input) == 'table' then
-    text, filetype = params.input.plan, 'markdown' -- the plan to approve
+local function command_of(params)
+  return type(params.command) == 'string' and params.command or nil
+end
+
+--- Whether the question cannot show the whole command (then the float does).
+function M.command_is_cut(params)
+  local command = command_of(params)
+  if not command then
+    return false
   end
+  local shown = visible.visible(command)
+  return command:find('\n') ~= nil or visible.cut_middle(shown, M.PROMPT_COMMAND_CHARS) ~= shown
+end
+
+--- What the float shows while asking (text, filetype, title), or nil.
+local function detail(params)
+  if params.tool == PLAN_TOOL and type(params.input) == 'table' and type(params.input.plan) == 'string' then
+    return visible.visible(params.input.plan, true), 'markdown', 'the plan to approve'
+  end
+  if type(params.diff) == 'string' and params.diff ~= '' then
+    return visible.visible(params.diff, true), 'diff', visible.visible(params.summary or params.tool or 'change')
+  end
+  if M.command_is_cut(params) then
+    return visible.visible(command_of(params), true), 'sh', 'the full command'
+  end
+  return nil
+end
+
+--- A floating window at the top of the editor with what the question is about; nil when there is nothing to show.
+local function show_detail(params)
+  local text, filetype, title = detail(params)
   if type(text) ~= 'string' or text == '' then
     return nil
   end
@@ -38,12 +67,12 @@ local function show_diff(params)
     height = height,
     style = 'minimal',
     border = 'rounded',
-    title = ' handrail: ' .. (params.summary or params.tool or 'change') .. ' ',
+    title = ' handrail: ' .. title .. ' ',
     title_pos = 'center',
     focusable = true,
     zindex = 60,
   })
-  vim.wo[win].wrap = false
+  vim.wo[win].wrap = filetype == 'sh' -- a long command wraps, so all of it is on screen
   return win
 end
 
@@ -57,36 +86,52 @@ function M.choices(params)
     }
   end
   local items = { { label = 'Allow once', answer = { decision = 'allow' } } }
-  local rules = params.suggestions
-  if type(rules) ~= 'table' or #rules == 0 then
-    rules = { params.tool }
-  end
-  for _, rule in ipairs(rules) do
+  local rules = {}
+  for _, rule in ipairs(type(params.suggestions) == 'table' and params.suggestions or {}) do
     if type(rule) == 'string' and rule ~= '' then
-      table.insert(items, { label = 'Always allow ' .. rule, answer = { decision = 'allowAlways', rule = rule } })
+      table.insert(rules, rule)
     end
   end
+  if #rules == 0 then
+    rules = { params.tool }
+  end
+  -- one choice adds every suggested rule: a compound command needs all of them
+  table.insert(items, {
+    label = 'Always allow ' .. visible.visible(table.concat(rules, ', ')),
+    answer = { decision = 'allowAlways', rules = rules, rule = rules[1] },
+  })
   table.insert(items, { label = 'Deny', answer = { decision = 'deny' } })
   table.insert(items, { label = 'Deny with feedback…', feedback = true })
   return items
 end
 
-local function prompt_text(params)
+--- The one-line question: the exact command first, then the model's description and the reason.
+function M.prompt_text(params)
   if params.tool == PLAN_TOOL then
     return 'handrail has a plan (shown above): approve it to leave plan mode and let it make changes?'
   end
-  local text = 'handrail wants to run ' .. (params.summary or params.tool or 'a tool')
-  if params.reason and params.reason ~= '' then
-    text = text .. ' (' .. params.reason .. ')'
+  local text
+  local command = command_of(params)
+  if command then
+    text = string.format('handrail wants to run %s: $ %s', visible.visible(params.tool or 'a tool'),
+      visible.cut_middle(visible.visible(command), M.PROMPT_COMMAND_CHARS))
+    if type(params.description) == 'string' and params.description ~= '' then
+      text = text .. ' — the model describes it as: ' .. visible.visible(params.description)
+    end
+  else
+    text = 'handrail wants to run ' .. visible.visible(params.summary or params.tool or 'a tool')
   end
-  return (text:gsub('\n', ' '))
+  if type(params.reason) == 'string' and params.reason ~= '' then
+    text = text .. ' (' .. visible.visible(params.reason) .. ')'
+  end
+  return text
 end
 
 --- Ask, calling `done(answer)` exactly once.
 local function ask(params, done)
   local items = M.choices(params)
   vim.ui.select(items, {
-    prompt = prompt_text(params),
+    prompt = M.prompt_text(params),
     kind = 'handrail.permission',
     format_item = function(item)
       return item.label
@@ -122,7 +167,7 @@ end
 --- server requests, so it can wait for the user without blocking the editor.
 function M.handler(_, params, _)
   local session = params.sessionId or ''
-  local win = show_diff(params)
+  local win = show_detail(params)
   if win then
     pending[session] = pending[session] or {}
     pending[session][win] = true
@@ -138,7 +183,7 @@ function M.handler(_, params, _)
   else
     -- no coroutine (older Neovim): a blocking list
     local items = M.choices(params)
-    local list = { prompt_text(params) }
+    local list = { M.prompt_text(params) }
     for i, item in ipairs(items) do
       table.insert(list, string.format('%d. %s', i, item.label))
     end

@@ -12,8 +12,8 @@ from handrail.permissions.file_rules import FileRules
 from handrail.permissions.modes import PERMISSION_MODES, PermissionMode
 from handrail.permissions.paths import Roots
 from handrail.permissions.rules import PermissionRule, rule_covers_tool
-from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, LoadedSource
-from handrail.permissions.trust import Approvals, file_trust, inactive_reason
+from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, LoadedSource, workspace_directory
+from handrail.permissions.trust import Approvals, believe
 
 RuleBehavior = Literal["allow", "deny", "ask"]
 T = TypeVar("T")
@@ -32,22 +32,28 @@ def freeze_json(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class InactiveRule:
-    """A rule that was read but is not in force, and why (for the user to see)."""
+    """A rule that was read but is not in force, and why (for the user to see); `digest` approves it."""
 
     behavior: RuleBehavior
     rule: PermissionRule
     reason: str
     path: Path | None = None
+    digest: str | None = None
 
 
 @dataclass(frozen=True)
 class InactiveSetting:
-    """A single-valued setting (`defaultMode`, `additionalDirectories`, `hooks`) that is not in force, and why."""
+    """A setting (`defaultMode`, an `additionalDirectories` entry, a hook…) that is not in force, and why.
+
+    `value` shows what it would do; `digest` approves it (for a held-back item of a workspace file).
+    """
 
     source: str
     key: str
     reason: str
     path: Path | None = None
+    value: str | None = None
+    digest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,12 +209,7 @@ class PermissionContext:
 
 
 def _directories(source: LoadedSource) -> tuple[Path, ...]:
-    base = source.root if source.root is not None else Path.cwd()
-    out: list[Path] = []
-    for text in source.settings.permissions.additional_directories:
-        path = Path(text).expanduser()
-        out.append(path if path.is_absolute() else base / path)
-    return tuple(out)
+    return tuple(workspace_directory(text, source.root) for text in source.settings.permissions.additional_directories)
 
 
 def _without_workspace_auto(
@@ -240,10 +241,10 @@ def build_context(
 ) -> PermissionContext:
     """The context the loaded sources and the trust state give.
 
-    Deny and ask rules of every source apply. Allow rules, `defaultMode`,
-    `additionalDirectories` and hooks of a source apply only as far as
-    `handrail.permissions.trust` believes it; what does not apply is listed in
-    `inactive_rules` / `inactive_settings` with a reason. Single-valued settings are
+    Deny and ask rules of every source apply. What a project or local file would
+    loosen applies only as far as `handrail.permissions.trust` believes it (trusted,
+    and that item approved); what does not apply is listed in `inactive_rules` /
+    `inactive_settings` with a reason. Single-valued settings are
     taken from the highest source that sets them (policy > cli > local > project >
     user > session). `disableBypassPermissionsMode` is honoured from any source. A
     project or local file's `defaultMode: auto` never applies (only the user, policy or
@@ -260,40 +261,24 @@ def build_context(
     sources, auto_off = _without_workspace_auto(loaded.sources)
     inactive_settings.extend(auto_off)
     for source in sources:
-        state = file_trust(source, approvals)
-        reason = inactive_reason(source, state)
-        permissions = source.settings.permissions
-        rules["deny"].extend(source.rules("deny"))
-        rules["ask"].extend(source.rules("ask"))
-
-        def off(key: str, why: str, source: LoadedSource = source) -> None:
-            inactive_settings.append(InactiveSetting(source.source, key, why, source.path))
-
-        if state == "untrusted":
-            assert reason is not None
-            inactive_rules.extend(InactiveRule("allow", r, reason, source.path) for r in source.rules("allow"))
-            if permissions.default_mode is not None:
-                off("defaultMode", reason)
-            if permissions.additional_directories:
-                off("additionalDirectories", reason)
-            if source.settings.hooks:
-                off("hooks", reason)
-            continue
-        if reason is not None:  # trusted, but this content was not approved
-            inactive_rules.extend(InactiveRule("allow", r, reason, source.path) for r in source.rules("allow"))
-            if source.settings.hooks:
-                off("hooks", reason)
-            if permissions.default_mode == "bypassPermissions":
-                off("defaultMode", reason)
-            elif permissions.default_mode is not None:
-                modes.append((source, permissions.default_mode))
-        else:
-            rules["allow"].extend(source.rules("allow"))
-            if source.settings.hooks:
-                hooks.append(SourcedHooks(source.source, source.settings.hooks, source.path))
-            if permissions.default_mode is not None:
-                modes.append((source, permissions.default_mode))
-        directories.extend(_directories(source))
+        belief = believe(source, approvals)
+        for held in belief.held_back:
+            item, why = held.item, held.reason
+            if item.rule is not None:
+                inactive_rules.append(InactiveRule("allow", item.rule, why, source.path, item.digest))
+            else:
+                inactive_settings.append(
+                    InactiveSetting(source.source, item.setting, why, source.path, item.shown, item.digest)
+                )
+        believed = belief.source  # what tightens, and what was approved
+        permissions = believed.settings.permissions
+        for behavior in ("deny", "ask", "allow"):
+            rules[behavior].extend(believed.rules(behavior))
+        if believed.settings.hooks:
+            hooks.append(SourcedHooks(believed.source, believed.settings.hooks, believed.path))
+        if permissions.default_mode is not None:
+            modes.append((believed, permissions.default_mode))
+        directories.extend(_directories(believed))
 
     mode: PermissionMode = "default"
     for source, candidate in modes:  # sources are in precedence order

@@ -81,35 +81,42 @@ def _first_error(exc: ValidationError) -> str:
     return str(errors[0]["msg"]) if errors else str(exc)
 
 
-def parse_settings(
+def decode_settings(
     data: bytes | str | Mapping[str, Any] | None, *, file: Path | None = None, source: str = ""
-) -> tuple[SettingsFile, tuple[SettingsProblem, ...]]:
-    """The settings that could be read from `data` (JSON text, or already-decoded JSON), and the problems."""
-    problems: list[SettingsProblem] = []
-
-    def problem(message: str, rule: str | None = None) -> None:
-        problems.append(SettingsProblem(file, message, rule, source))
-
+) -> tuple[Mapping[str, Any] | None, tuple[SettingsProblem, ...]]:
+    """The JSON object `data` holds (None when it is empty or unreadable), and what was wrong with it."""
     raw: Any = data
     if isinstance(data, bytes):
         try:
             raw = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            problem(f"not UTF-8 text: {exc}")
-            return SettingsFile(), tuple(problems)
+            return None, (SettingsProblem(file, f"not UTF-8 text: {exc}", None, source),)
     if isinstance(raw, str):
         if not raw.strip():
-            return SettingsFile(), ()
+            return None, ()
         try:
             raw = json.loads(raw)
         except (json.JSONDecodeError, RecursionError) as exc:
-            problem(f"not valid JSON: {exc}")
-            return SettingsFile(), tuple(problems)
+            return None, (SettingsProblem(file, f"not valid JSON: {exc}", None, source),)
     if raw is None:
-        return SettingsFile(), ()
+        return None, ()
     if not isinstance(raw, Mapping):
-        problem(f"expected a JSON object at the top level, found {type(raw).__name__}")
-        return SettingsFile(), tuple(problems)
+        message = f"expected a JSON object at the top level, found {type(raw).__name__}"
+        return None, (SettingsProblem(file, message, None, source),)
+    return raw, ()
+
+
+def parse_settings(
+    data: bytes | str | Mapping[str, Any] | None, *, file: Path | None = None, source: str = ""
+) -> tuple[SettingsFile, tuple[SettingsProblem, ...]]:
+    """The settings that could be read from `data` (JSON text, or already-decoded JSON), and the problems."""
+    raw, decoding = decode_settings(data, file=file, source=source)
+    if raw is None:
+        return SettingsFile(), decoding
+    problems: list[SettingsProblem] = []
+
+    def problem(message: str, rule: str | None = None) -> None:
+        problems.append(SettingsProblem(file, message, rule, source))
 
     cleaned: dict[str, Any] = {}
     permissions = raw.get("permissions")

@@ -20,12 +20,13 @@ import hashlib
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from handrail.permissions.rules import PermissionRule, RuleError, parse_rule
-from handrail.permissions.settings import SettingsFile, SettingsProblem, parse_settings
+from handrail.permissions.settings import SettingsFile, SettingsProblem, decode_settings, parse_settings
 
 SourceName = Literal["policy", "cli", "local", "project", "user", "session"]
 PRECEDENCE: tuple[SourceName, ...] = ("policy", "cli", "local", "project", "user", "session")
@@ -52,6 +53,14 @@ def local_settings_path(root: Path) -> Path:
     return root / SETTINGS_DIR / "settings.local.json"
 
 
+def workspace_directory(text: str, root: Path | None) -> Path:
+    """An `additionalDirectories` entry as a folder: `~` expanded, a relative one under `root` (else the cwd)."""
+    path = Path(text).expanduser()
+    if path.is_absolute():
+        return path
+    return (root if root is not None else Path.cwd()) / path
+
+
 @dataclass(frozen=True)
 class LoadedSource:
     """One source as read: its settings, where it came from, and what was wrong with it.
@@ -59,6 +68,8 @@ class LoadedSource:
     `root` is the folder the source governs: `/x` file rules are relative to it (the
     workspace root for project and local files, the file's folder for user and policy
     files, the cwd for cli and session). `digest` is the sha256 of the file's bytes.
+    `raw` is the file's JSON object as written (read-only), keys handrail does not
+    know included: what a workspace file would change is judged from it.
     """
 
     source: SourceName
@@ -67,6 +78,7 @@ class LoadedSource:
     root: Path | None = None
     digest: str | None = None
     problems: tuple[SettingsProblem, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False)
 
     def rules(self, behavior: Literal["allow", "deny", "ask"]) -> tuple[PermissionRule, ...]:
         """The source's rules under `behavior`, each knowing its source and root."""
@@ -118,8 +130,10 @@ def load_file(path: Path, source: SourceName, root: Path | None = None) -> Loade
     if len(data) > MAX_SETTINGS_BYTES:
         problem = SettingsProblem(path, f"the file is larger than {MAX_SETTINGS_BYTES} bytes", source=source)
         return LoadedSource(source, SettingsFile(), path, base, digest_of(data), (problem,))
-    settings, problems = parse_settings(data, file=path, source=source)
-    return LoadedSource(source, settings, path, base, digest_of(data), problems)
+    raw, problems = decode_settings(data, file=path, source=source)
+    settings, more = parse_settings(raw, file=path, source=source)
+    frozen = MappingProxyType(dict(raw)) if raw is not None else MappingProxyType({})
+    return LoadedSource(source, settings, path, base, digest_of(data), (*problems, *more), frozen)
 
 
 def load_mapping(data: Mapping[str, Any] | None, source: SourceName, root: Path | None = None) -> LoadedSource:

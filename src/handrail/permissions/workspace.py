@@ -8,11 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext, build_context
+from handrail.permissions.loosening import Loosening
 from handrail.permissions.modes import PermissionMode
 from handrail.permissions.rules import PermissionRule
 from handrail.permissions.settings import SettingsProblem
-from handrail.permissions.sources import DEFAULT_POLICY_PATH, LoadedSettings, LoadedSource, load_sources
-from handrail.permissions.trust import Approvals, approvals_path, file_trust, load_approvals
+from handrail.permissions.sources import (
+    DEFAULT_POLICY_PATH,
+    WORKSPACE_SOURCES,
+    LoadedSettings,
+    LoadedSource,
+    load_sources,
+)
+from handrail.permissions.trust import Approvals, approvals_path, load_approvals, pending
 
 
 @dataclass(frozen=True)
@@ -25,13 +32,10 @@ class WorkspacePermissions:
     approvals_file: Path
     problems: tuple[SettingsProblem, ...]
 
-    def awaiting_approval(self) -> tuple[LoadedSource, ...]:
-        """Project files in trusted folders whose loosening settings wait for the user's approval."""
-        return tuple(
-            source
-            for source in self.loaded.of("project")
-            if file_trust(source, self.approvals) in ("unapproved", "changed") and _loosens(source)
-        )
+    def awaiting_approval(self) -> tuple[tuple[LoadedSource, tuple[Loosening, ...]], ...]:
+        """The workspace files (project, local) in trusted folders with items waiting for approval, and the items."""
+        found = ((s, pending(s, self.approvals)) for s in self.loaded.sources if s.source in WORKSPACE_SOURCES)
+        return tuple((source, items) for source, items in found if items)
 
     def for_session(self, rules: Sequence[PermissionRule], mode: PermissionMode | None) -> PermissionContext:
         """The context with a session's own "always allow" rules and mode on top."""
@@ -39,16 +43,6 @@ class WorkspacePermissions:
         for rule in rules:
             context = context.with_rule("allow", rule)
         return context.with_mode(mode) if mode is not None else context
-
-
-def _loosens(source: LoadedSource) -> bool:
-    settings = source.settings
-    permissions = settings.permissions
-    return bool(
-        source.rules("allow")
-        or settings.hooks
-        or (permissions is not None and (permissions.default_mode or permissions.additional_directories))
-    )
 
 
 def load_workspace_permissions(
@@ -63,7 +57,7 @@ def load_workspace_permissions(
     approvals_file: Path | None = None,
 ) -> WorkspacePermissions:
     """Load every source for `roots`. `client_trusted` (the editor's word) overrides stored trust;
-    `approve_project` treats the project files as approved (for `permissions check --trusted`)."""
+    `approve_project` treats the project and local files as approved (for `permissions check --trusted`)."""
     loaded = load_sources(roots, policy_path=policy_path, env=env, cli=cli, cwd=cwd)
     file = approvals_file if approvals_file is not None else approvals_path(env)
     approvals, approval_problems = load_approvals(file)
@@ -71,7 +65,7 @@ def load_workspace_permissions(
         for root in roots:
             approvals = approvals.with_client_trust(root, client_trusted)
     if approve_project:
-        for source in loaded.of("project"):
+        for source in (*loaded.of("project"), *loaded.of("local")):
             approvals = approvals.approve(source)
     context = build_context(loaded, approvals, workspace_roots=roots, cwd=cwd)
     return WorkspacePermissions(context, loaded, approvals, file, (*loaded.problems, *approval_problems))

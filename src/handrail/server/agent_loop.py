@@ -125,8 +125,8 @@ class _Attempt:
     def __init__(self, session: Session, config: TurnConfig, listener: TurnListener,
                  make_context: Callable[[Session], ToolUseContext]) -> None:
         def remember_rule(outcome: CallOutcome) -> None:
-            if outcome.new_rule is not None:
-                session.allow_always(outcome.new_rule)  # later calls of this message see it at once
+            for rule in outcome.new_rules:
+                session.allow_always(rule)  # later calls of this message see it at once
 
         self.executor = StreamingToolExecutor(config.tools, lambda: make_context(session), on_outcome=remember_rule)
         self.message = MessageBuilder(listener.text, self.executor.add, listener.thinking)

@@ -386,7 +386,7 @@ def create_server() -> HandrailServer:
     async def approve(ls: HandrailServer, *args: Any) -> dict[str, Any]:
         from handrail.server import commands
 
-        return await commands.approve(ls)
+        return await commands.approve(ls, to_plain(args[0]) if args else None)
 
     @server.command(MCP_STATUS_COMMAND)
     async def mcp_status(ls: HandrailServer, *args: Any) -> dict[str, Any]:

@@ -102,7 +102,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     fs = EditorFileSystem(
         ls, ls.document_watch, lambda: ls.features.save_document, lambda: ls.features.create_files
     )
-    prompter = LspPrompter(ls, ls.features, chat, ls.permission_state.persist_rule)
+    prompter = LspPrompter(ls, ls.features, chat, ls.permission_state.persist_rules)
     questions = LspQuestions(ls, ls.features, chat)
     small_model = ClientSmallModel(ls.model_client(settings.small_model)) if settings.small_model else None
     diagnostics = EditorDiagnosticsView(ls.diagnostics, fs, lambda: ls.features.diagnostics)

@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from handrail.permissions.visible import cut_middle, visible
 from handrail.server.chat import ChatChannel
 from handrail.server.client_features import ClientFeatures
 from handrail.server.lsp_values import field_of
@@ -115,7 +116,7 @@ class LspQuestions:
             feedback = field_of(answer, "feedback")
             verdict = PlanVerdict(decision in ("allow", "allowAlways"), feedback if isinstance(feedback, str) else None)
         else:
-            shown = plan if len(plan) <= _PLAN_CHARS_IN_MESSAGE else plan[:_PLAN_CHARS_IN_MESSAGE] + "\n…"
+            shown = cut_middle(visible(plan, keep_newlines=True), _PLAN_CHARS_IN_MESSAGE)
             params_plain = types.ShowMessageRequestParams(
                 type=types.MessageType.Info,
                 message=f"handrail's plan (approve to leave plan mode and let it make changes):\n\n{shown}",

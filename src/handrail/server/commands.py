@@ -85,21 +85,43 @@ def describe_context(context: PermissionContext, current: WorkspacePermissions) 
         "deny": rules("deny"),
         "ask": rules("ask"),
         "inactive": [
-            {"rule": str(r.rule), "behavior": r.behavior, "source": r.rule.source, "reason": r.reason}
+            _with_approval(
+                {"rule": str(r.rule), "behavior": r.behavior, "source": r.rule.source, "reason": r.reason}, r.digest
+            )
             for r in context.inactive_rules
         ]
-        + [{"setting": s.key, "source": s.source, "reason": s.reason} for s in context.inactive_settings],
+        + [
+            _with_approval({"setting": s.key, "source": s.source, "reason": s.reason, "value": s.value}, s.digest)
+            for s in context.inactive_settings
+        ],
         "problems": [{"file": str(p.file), "message": p.message, "rule": p.rule} for p in current.problems],
     }
 
 
-async def approve(ls: HandrailServer) -> dict[str, Any]:
-    """`handrail.approveProjectSettings`: the project's settings files and skills, as they are now."""
-    approved = await ls.permission_state.approve_project_files()
-    approved += await approve_project_skills(ls)
+def _with_approval(entry: dict[str, Any], digest: str | None) -> dict[str, Any]:
+    """An inactive entry, with the `digest` that approves it when approving can make it apply."""
+    if entry.get("value") is None:
+        entry.pop("value", None)
+    if digest is not None:
+        entry["digest"] = digest
+    return entry
+
+
+async def approve(ls: HandrailServer, argument: Any) -> dict[str, Any]:
+    """`handrail.approveProjectSettings`: what waits in the workspace's settings files, and its skills.
+
+    With `[{"items": [digest, ...]}]` (the `digest`s of `handrail.permissions`' inactive entries
+    the user was shown) exactly those items; without, everything that waits now.
+    """
+    digests = field_of(argument, "items") if argument is not None else None
+    if digests is not None and not (isinstance(digests, list) and all(isinstance(d, str) for d in digests)):
+        raise JsonRpcInvalidParams("handrail.approveProjectSettings: 'items' must be a list of digests")
+    items = await ls.permission_state.approve_project_files(digests)
+    skills = await approve_project_skills(ls) if digests is None else 0
     for session in ls.sessions.all():
         ls.update_session_context(session)
-    return {"approved": approved}
+    await ls.mcp.sync(reload=False)  # an approved server definition starts
+    return {"approved": len(items) + skills, "items": items}
 
 
 def background_tasks(ls: HandrailServer, argument: Any) -> list[dict[str, str]]:

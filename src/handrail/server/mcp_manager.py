@@ -22,6 +22,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from handrail.permissions.mcp_approval import server_trust, with_server_approved
+from handrail.permissions.visible import visible
 from handrail.server.command_names import APPROVE_MCP_COMMAND, RESTART_MCP_COMMAND
 from handrail.server.lsp_values import field_of
 from handrail.server.permission_state import PermissionState
@@ -185,32 +186,36 @@ class McpManager:
     # ------------------------------------------------------------------ approval
 
     def pending_approvals(self) -> list[McpServerConfig]:
-        """Servers waiting for the user's approval that were not offered yet in this run."""
+        """Servers waiting for the user's approval that were not offered yet in this run (a definition shown
+        in the workspace settings' own question counts as offered)."""
         return [
             b.config
             for b in self._blocked.values()
-            if b.state == "needsApproval" and (b.config.name, b.config.digest) not in self._asked
+            if b.state == "needsApproval"
+            and (b.config.name, b.config.digest) not in self._asked
+            and not self._permissions.was_asked(b.config.digest)
         ]
 
     async def offer_approvals(self, ask: Callable[[str, list[str]], Awaitable[str | None]]) -> None:
-        """Ask about each server waiting for approval (once per definition and run)."""
-        for config in self.pending_approvals():
-            self._asked.add((config.name, config.digest))
-            where = _SOURCE_LABELS.get(config.source, config.source)
-            message = (
-                f"The workspace's {where} defines the MCP server '{config.name}', which runs: {config.describe()}. "
-                "It can run any code with your permissions. Start it?"
-            )
-            try:
-                choice = await ask(message, [APPROVE, NOT_NOW])
-            except Exception as exc:
-                log.warning("could not ask about MCP server %s: %s", config.name, exc)
-                return
-            if choice == APPROVE:
-                await self.approve(config.name)
+        """Ask about each server waiting for approval (once per definition and run).
 
-    async def approve(self, name: str) -> dict[str, Any]:
-        """Approve the current definition of the workspace's server `name` and start it."""
+        "Approve" approves the definition shown; one that changed while the question was
+        open is a new definition, asked about in turn.
+        """
+        while pending := self.pending_approvals():
+            for config in pending:
+                self._asked.add((config.name, config.digest))
+                try:
+                    choice = await ask(approval_text(config), [APPROVE, NOT_NOW])
+                except Exception as exc:
+                    log.warning("could not ask about MCP server %s: %s", config.name, exc)
+                    return
+                if choice == APPROVE:
+                    await self.approve(config.name, config.digest)
+
+    async def approve(self, name: str, digest: str | None = None) -> dict[str, Any]:
+        """Approve the workspace's server `name` and start it: the definition with `digest` (the one the user
+        was shown), or without one the current definition."""
         await self.sync()
         blocked = self._blocked.get(name)
         if blocked is None:
@@ -219,6 +224,9 @@ class McpManager:
             return {"approved": running, "name": name, "reason": reason}
         if blocked.state != "needsApproval" or blocked.config.file is None:
             return {"approved": False, "name": name, "reason": blocked.reason}
+        if digest is not None and blocked.config.digest != digest:
+            reason = "its definition changed while you were asked; the new one needs your approval"
+            return {"approved": False, "name": name, "reason": reason}
         current = self._permissions.current
         assert current is not None
         approvals = with_server_approved(
@@ -287,6 +295,20 @@ class McpManager:
     def _log(self, kind: types.MessageType, message: str) -> None:
         log.info("%s", message)
         self._ls.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+
+def approval_text(config: McpServerConfig) -> str:
+    """The question for a workspace server: the definition as written, and what of the user's environment it gets."""
+    where = _SOURCE_LABELS.get(config.source, config.source)
+    risk = (
+        "It can run any code with your permissions."
+        if config.transport == "stdio"
+        else "It receives what the agent sends it, and what it is sent from your environment."
+    )
+    return (
+        f"The workspace's {where} defines the MCP server '{visible(config.name)}', which "
+        f"{visible(config.describe())}. {risk} Start it?"
+    )
 
 
 async def ask_with_message_request(ls: LanguageServer, message: str, actions: list[str]) -> str | None:

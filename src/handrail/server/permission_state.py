@@ -10,18 +10,31 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.persist import Destination, add_rule
-from handrail.permissions.sources import LoadedSource, local_settings_path, project_settings_path, user_settings_path
-from handrail.permissions.trust import Approvals, save_approvals
+from handrail.permissions.loosening import Loosening
+from handrail.permissions.mcp_approval import with_server_approved
+from handrail.permissions.persist import Destination, add_rules
+from handrail.permissions.sources import (
+    SourceName,
+    load_file,
+    local_settings_path,
+    project_settings_path,
+    user_settings_path,
+)
+from handrail.permissions.trust import Approvals, save_approvals, with_rules_written
 from handrail.permissions.workspace import WorkspacePermissions, load_workspace_permissions
 
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE_NAMES = frozenset({"settings.json", "settings.local.json"})
+_WORKSPACE_DESTINATIONS: dict[str, tuple[SourceName, Callable[[Path], Path]]] = {
+    "localSettings": ("local", local_settings_path),
+    "projectSettings": ("project", project_settings_path),
+}
 
 
 def is_settings_file(path: Path) -> bool:
@@ -29,9 +42,30 @@ def is_settings_file(path: Path) -> bool:
     return path.name in SETTINGS_FILE_NAMES and path.parent.name == ".handrail"
 
 
-def _contents(sources: Iterable[LoadedSource]) -> list[tuple[Path, str]]:
-    """(path, sha256) of the current content of each source that has a file."""
-    return [(s.path, s.digest) for s in sources if s.path is not None and s.digest is not None]
+@dataclass(frozen=True)
+class PendingFile:
+    """A workspace settings file and the items of it that wait for the user's approval."""
+
+    path: Path
+    items: tuple[Loosening, ...]
+
+
+def approve_items(approvals: Approvals, files: Iterable[PendingFile]) -> Approvals:
+    """`approvals` with exactly these items approved (an MCP server's definition the way its own prompt approves it)."""
+    for file in files:
+        for item in file.items:
+            if item.kind == "mcpServers":
+                approvals = with_server_approved(approvals, name=item.where[1], file=file.path, digest=item.digest)
+            else:
+                approvals = approvals.with_items(file.path, (item.digest,))
+    return approvals
+
+
+def _write_rules(path: Path, source: SourceName, root: Path, rules: Sequence[str], approvals: Approvals) -> Approvals:
+    """Write `rules` into a workspace file; the approvals that keep the rest of it as approved or pending as it was."""
+    before = load_file(path, source, root)
+    add_rules(path, "allow", rules)
+    return with_rules_written(approvals, before, rules)
 
 
 class PermissionState:
@@ -62,7 +96,9 @@ class PermissionState:
     def _report(self, loaded: WorkspacePermissions) -> None:
         notes = [f"{p.file or p.source}: {p.message}" + (f" ({p.rule})" if p.rule else "") for p in loaded.problems]
         notes += [f"rule {r.rule} from {r.rule.source} settings is {r.reason}" for r in loaded.context.inactive_rules]
-        notes += [f"{s.key} from {s.source} settings is {s.reason}" for s in loaded.context.inactive_settings]
+        notes += [
+            f"{s.value or s.key} from {s.source} settings is {s.reason}" for s in loaded.context.inactive_settings
+        ]
         fresh = [note for note in notes if note not in self._told]
         if fresh:
             self._told.update(fresh)
@@ -73,63 +109,75 @@ class PermissionState:
         assert self.current is not None, "refresh() first"
         return self.current.for_session(rules, mode)
 
-    def pending_approvals(self) -> list[Path]:
-        """Project settings files waiting for approval that the user was not asked about yet."""
+    def pending_approvals(self) -> list[PendingFile]:
+        """The items of workspace settings files waiting for approval that the user was not asked about yet."""
         if self.current is None:
             return []
-        return [
-            source.path
-            for source in self.current.awaiting_approval()
-            if source.path is not None and source.digest not in self._asked_digests
+        files = [
+            PendingFile(source.path, tuple(item for item in items if item.digest not in self._asked_digests))
+            for source, items in self.current.awaiting_approval()
+            if source.path is not None
         ]
+        return [file for file in files if file.items]
 
-    def mark_asked(self, other_digests: Iterable[str] = ()) -> None:
-        """Do not ask about the current contents of the pending files (or `other_digests`) again in this run."""
-        self._asked_digests.update(other_digests)
-        if self.current is not None:
-            self._asked_digests.update(s.digest for s in self.current.awaiting_approval() if s.digest)
+    def mark_asked(self, digests: Iterable[str]) -> None:
+        """Do not ask about these contents (settings items, skills) again in this run."""
+        self._asked_digests.update(digests)
 
     def was_asked(self, digest: str) -> bool:
-        """Whether the user was asked about this content (a settings file's or a skill's) in this run."""
+        """Whether the user was asked about this content (a settings item, a skill) in this run."""
         return digest in self._asked_digests
 
-    async def approve_project_files(self) -> int:
-        """Approve the current contents of the project settings files; returns how many were approved."""
-        current = self.current or await self.refresh()
-        pending = current.awaiting_approval()
-        await self._approve(current, _contents(pending))
-        return len(pending)
+    async def approve_items(self, files: Sequence[PendingFile]) -> None:
+        """Approve exactly these items (the ones the user was shown), then reload."""
+        if files:
+            current = self.current or await self.refresh()
+            await self.store_approvals(current, approve_items(current.approvals, files))
+
+    async def approve_project_files(self, digests: Iterable[str] | None = None) -> list[str]:
+        """Approve what waits in the workspace files now (only the items with these `digests`, when given);
+        returns what was approved, as shown to the user."""
+        current = await self.refresh()
+        wanted = None if digests is None else set(digests)
+        files = [
+            PendingFile(source.path, tuple(i for i in items if wanted is None or i.digest in wanted))
+            for source, items in current.awaiting_approval()
+            if source.path is not None
+        ]
+        await self.approve_items([file for file in files if file.items])
+        return [item.shown for file in files for item in file.items]
 
     async def approve_digests(self, files: Sequence[tuple[Path, str]]) -> None:
-        """Store the approval of these files' contents (path, sha256), e.g. project skills; then reload."""
+        """Store the approval of these files' whole contents (path, sha256), e.g. project skills; then reload."""
         if files:
-            await self._approve(self.current or await self.refresh(), files)
-
-    async def _approve(self, current: WorkspacePermissions, files: Iterable[tuple[Path, str]]) -> None:
-        """Store the approval of these files' contents (path, sha256), then reload."""
-        approvals = current.approvals
-        for path, digest in files:
-            approvals = approvals.with_approval(path, digest)
-        await self.store_approvals(current, approvals)
+            current = self.current or await self.refresh()
+            approvals = current.approvals
+            for path, digest in files:
+                approvals = approvals.with_approval(path, digest)
+            await self.store_approvals(current, approvals)
 
     async def store_approvals(self, current: WorkspacePermissions, approvals: Approvals) -> None:
         """Save `approvals` (built on `current.approvals`) in the approvals file, then reload."""
         await asyncio.to_thread(save_approvals, current.approvals_file, approvals)
         await self.refresh()
 
-    async def persist_rule(self, destination: Destination, rule: str) -> Path | None:
-        """Write an "always allow" rule to the file `destination` names (None for the session)."""
+    async def persist_rules(self, destination: Destination, rules: Sequence[str]) -> Path | None:
+        """Write "always allow" rules to the file `destination` names (None for the session).
+
+        In a workspace file, the rules written are approved and nothing else changes: what
+        was approved stays approved, what waits for approval still waits.
+        """
         root = self._roots()[0]
-        paths: dict[str, Path] = {
-            "localSettings": local_settings_path(root),
-            "projectSettings": project_settings_path(root),
-            "userSettings": user_settings_path(),
-        }
-        path = paths.get(destination)
-        if path is None:
+        if destination == "userSettings":
+            path = user_settings_path()
+            await asyncio.to_thread(add_rules, path, "allow", rules)
+            await self.refresh()
+            return path
+        if destination not in _WORKSPACE_DESTINATIONS:
             return None
-        await asyncio.to_thread(add_rule, path, "allow", rule)
-        current = await self.refresh()
-        if destination == "projectSettings":  # the user chose this content: keep the file approved
-            await self._approve(current, _contents(s for s in current.loaded.of("project") if s.path == path))
+        source, where = _WORKSPACE_DESTINATIONS[destination]
+        path = where(root)
+        current = self.current or await self.refresh()
+        approvals = await asyncio.to_thread(_write_rules, path, source, root, rules, current.approvals)
+        await self.store_approvals(current, approvals)
         return path

@@ -1,16 +1,25 @@
-"""Approving a workspace's own settings and skills: the offer at a turn's start and the approve command."""
+"""Approving what a workspace's own settings and skills would loosen: the offer at a turn's start.
+
+The user is shown each item that waits (an allow rule, a hook and the commands it runs, a
+mode, a directory, an MCP server and what it is sent, a skill's allowed tools), and
+"Approve" approves exactly the items shown. What changed while the question was open is
+new content: it is asked about next, never approved unseen.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from handrail.permissions.trust import Approvals
+from handrail.permissions.visible import visible
 from handrail.server.lsp_values import field_of
+from handrail.server.permission_state import PendingFile
 from handrail.server.skill_host import load_skills, pending_skill_approvals
-from handrail.tools.skills import SkillCatalog
+from handrail.tools.skills import SkillCatalog, SkillDefinition
 
 if TYPE_CHECKING:
     from handrail.server.app import HandrailServer
@@ -19,6 +28,7 @@ log = logging.getLogger(__name__)
 
 APPROVE = "Approve"
 NOT_NOW = "Not now"
+MAX_ITEMS_PER_QUESTION = 25
 
 
 def current_approvals(ls: HandrailServer) -> Approvals:
@@ -35,36 +45,55 @@ async def approve_project_skills(ls: HandrailServer) -> int:
     return len(pending)
 
 
+def approval_message(files: Sequence[PendingFile], skills: Sequence[SkillDefinition]) -> str:
+    """The question: every item that would loosen permissions, as the user approves it."""
+    lines = [
+        "This workspace's own settings would loosen your permissions. Until you approve, only what they "
+        "tighten applies (their deny and ask rules)."
+    ]
+    for file in files:
+        lines += ["", f"{visible(str(file.path))}:"]
+        lines += [f"• {item.shown}" for item in file.items]
+    if skills:
+        lines += ["", "Skills that allow tools while they are active:"]
+        lines += [f"• {visible(s.name)} ({visible(str(s.path))}): {visible(', '.join(s.allowed_tools))}"
+                  for s in skills]
+    lines += ["", "Approve exactly these?"]
+    return "\n".join(lines)
+
+
+def _first(files: Sequence[PendingFile], limit: int) -> list[PendingFile]:
+    """The first `limit` items, by file: one question should stay readable; the rest is asked next."""
+    shown: list[PendingFile] = []
+    for file in files:
+        if limit <= 0:
+            break
+        shown.append(PendingFile(file.path, file.items[:limit]))
+        limit -= len(shown[-1].items)
+    return shown
+
+
 async def offer_project_approval(ls: HandrailServer, skills: SkillCatalog) -> None:
-    """Ask once per content whether the project's settings (allow rules, hooks…) and skills' allowed-tools apply."""
+    """Ask once per content whether what the workspace's settings and skills would loosen may apply."""
     state = ls.permission_state
-    files = state.pending_approvals()
-    waiting = [s for s in pending_skill_approvals(skills, current_approvals(ls)) if not state.was_asked(s.digest)]
-    if not files and not waiting:
-        return
-    state.mark_asked(skill.digest for skill in waiting)
-    what = []
-    if files:
-        what.append(f"settings ({', '.join(str(path) for path in files)}) allow tools or run hooks")
-    if waiting:
-        what.append(f"skills ({', '.join(skill.name for skill in waiting)}) allow tools while they are active")
-    message = (
-        f"This workspace's {' and its '.join(what)}. They stay inactive (only deny and ask rules apply) until you "
-        "approve this exact content. Approve?"
-    )
-    try:
-        choice = await ls.window_show_message_request_async(
-            types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=message,
-                actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=NOT_NOW)],
+    while True:
+        files = _first(state.pending_approvals(), MAX_ITEMS_PER_QUESTION)
+        waiting = [s for s in pending_skill_approvals(skills, current_approvals(ls)) if not state.was_asked(s.digest)]
+        if not files and not waiting:
+            return
+        state.mark_asked([*(item.digest for file in files for item in file.items), *(s.digest for s in waiting)])
+        try:
+            choice = await ls.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning,
+                    message=approval_message(files, waiting),
+                    actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=NOT_NOW)],
+                )
             )
-        )
-    except Exception as exc:
-        log.warning("could not ask about project settings: %s", exc)
-        return
-    if field_of(choice, "title") != APPROVE:
-        return
-    if files:
-        await state.approve_project_files()
-    await state.approve_digests([(skill.path, skill.digest) for skill in waiting])
+        except Exception as exc:
+            log.warning("could not ask about project settings: %s", exc)
+            return
+        if field_of(choice, "title") != APPROVE:
+            return
+        await state.approve_items(files)  # exactly what was shown; anything newer is asked about next
+        await state.approve_digests([(skill.path, skill.digest) for skill in waiting])

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
@@ -12,6 +13,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from handrail.permissions.persist import Destination
+from handrail.permissions.rules import MCP_PREFIX
+from handrail.permissions.visible import cut_middle, visible
 from handrail.server.chat import ChatChannel
 from handrail.server.client_features import ClientFeatures
 from handrail.server.lsp_values import field_of
@@ -20,27 +23,52 @@ from handrail.tools.context import PermissionAnswer, PermissionRequest
 DESTINATIONS = get_args(Destination)
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
+SHOW_FULL_COMMAND = "Show full command"
 PERMISSION_METHOD = "handrail/permission"
 _DIFF_LINES_IN_MESSAGE = 40
+COMMAND_CHARS_IN_MESSAGE = 1500
+_ARGUMENT_CHARS_IN_MESSAGE = 2000
 
 
-def always_allow_title(rule: str) -> str:
-    """The action title offering to allow `rule` for the rest of the session."""
-    return f"Always allow {rule}"
+def always_allow_title(rules: Sequence[str]) -> str:
+    """The action title offering to allow every one of `rules` for the rest of the session (escaped)."""
+    return f"Always allow {visible(', '.join(rules))}"
 
 
-def always_allow_here_title(rule: str) -> str:
-    """The action title offering to save `rule` in this workspace's local settings."""
-    return f"Always allow {rule} in this workspace"
+def always_allow_here_title(rules: Sequence[str]) -> str:
+    """The action title offering to save `rules` in this workspace's local settings."""
+    return f"{always_allow_title(rules)} in this workspace"
+
+
+def shown_command(request: PermissionRequest) -> str | None:
+    """The command as the message shows it: escaped, its start and end kept when it is long (None for no command)."""
+    if request.command is None:
+        return None
+    return cut_middle(visible(request.command, keep_newlines=True), COMMAND_CHARS_IN_MESSAGE)
+
+
+def command_is_cut(request: PermissionRequest) -> bool:
+    """Whether the message could not show the whole command (then the user may ask to see it)."""
+    return request.command is not None and shown_command(request) != visible(request.command, keep_newlines=True)
 
 
 def message_text(request: PermissionRequest) -> str:
-    """The text of a plain-LSP permission prompt."""
-    lines = [f"handrail wants to run {request.tool_name}: {request.summary}", f"({request.reason})"]
+    """The text of a plain-LSP permission prompt: what runs first, exactly; the model's words after it."""
+    command = shown_command(request)
+    if command is not None:
+        lines = [f"handrail wants to run {request.tool_name}:", f"$ {command}"]
+        if request.description:
+            lines.append(f"The model describes it as: {visible(request.description)}")
+    else:
+        lines = [f"handrail wants to run {request.tool_name}: {visible(request.summary)}"]
+        if request.tool_name.startswith(MCP_PREFIX):  # the summary cuts the arguments short
+            arguments = json.dumps(dict(request.input), ensure_ascii=False, default=str)
+            lines.append(f"Arguments: {cut_middle(visible(arguments), _ARGUMENT_CHARS_IN_MESSAGE)}")
+    lines.append(f"({visible(request.reason)})")
     if request.agent is not None:
-        lines.insert(0, f"From handrail's sub-agent: {request.agent.description}")
+        lines.insert(0, f"From handrail's sub-agent: {visible(request.agent.description)}")
     if request.diff:
-        diff_lines = request.diff.splitlines()
+        diff_lines = visible(request.diff, keep_newlines=True).splitlines()
         lines.append("")
         lines.extend(diff_lines[:_DIFF_LINES_IN_MESSAGE])
         if len(diff_lines) > _DIFF_LINES_IN_MESSAGE:
@@ -49,7 +77,11 @@ def message_text(request: PermissionRequest) -> str:
 
 
 def permission_params(session_id: str, request: PermissionRequest) -> dict[str, Any]:
-    """The params of a `handrail/permission` request."""
+    """The params of a `handrail/permission` request.
+
+    `command` is the exact command (clients show it first, escaped) and `description` the
+    model's words for it; `suggestions` are the rules "always allow" adds, all together.
+    """
     params: dict[str, Any] = {
         "sessionId": session_id,
         "toolUseId": request.tool_use_id,
@@ -59,6 +91,8 @@ def permission_params(session_id: str, request: PermissionRequest) -> dict[str, 
         "reason": request.reason,
         "diff": request.diff,
         "suggestions": list(request.suggestions),
+        "command": request.command,
+        "description": request.description,
     }
     if request.agent is not None:
         params["agent"] = {"toolUseId": request.agent.tool_use_id, "description": request.agent.description}
@@ -84,7 +118,7 @@ class LspPrompter:
         server: LanguageServer,
         features: ClientFeatures,
         chat: ChatChannel,
-        persist: Callable[[Destination, str], Awaitable[Path | None]],
+        persist: Callable[[Destination, Sequence[str]], Awaitable[Path | None]],
     ) -> None:
         self._server = server
         self._features = features
@@ -98,12 +132,14 @@ class LspPrompter:
                 answer = await self._ask_rich(request)
             else:
                 answer = await self._ask_plain(request)
-        if answer.decision == "allow_always" and answer.rule and answer.destination != "session":
+        rules = answer.rules or request.suggestions
+        if answer.decision == "allow_always" and rules and answer.destination != "session":
             try:
-                await self._persist(answer.destination, answer.rule)
-            except (OSError, ValueError) as exc:  # the rule still holds for this session
+                await self._persist(answer.destination, rules)
+            except (OSError, ValueError) as exc:  # the rules still hold for this session
                 self._server.window_show_message(types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"handrail could not save the rule {answer.rule}: {exc}"
+                    type=types.MessageType.Warning,
+                    message=f"handrail could not save the rules {', '.join(rules)}: {exc}",
                 ))
         self._chat.permission(request.tool_use_id, answer.decision)
         return answer
@@ -112,21 +148,29 @@ class LspPrompter:
         return await send_cancellable(self._server, method, params)
 
     async def _ask_plain(self, request: PermissionRequest) -> PermissionAnswer:
-        rule = request.suggestions[0] if request.suggestions else request.tool_name
-        actions = [ALLOW_ONCE, always_allow_title(rule), always_allow_here_title(rule), DENY]
+        rules = request.suggestions or (request.tool_name,)
+        actions = [ALLOW_ONCE, always_allow_title(rules), always_allow_here_title(rules), DENY]
+        if command_is_cut(request):
+            actions.insert(1, SHOW_FULL_COMMAND)
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=message_text(request),
             actions=[types.MessageActionItem(title=title) for title in actions],
         )
-        choice = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
-        title = field_of(choice, "title")
+        while True:
+            title = field_of(await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params), "title")
+            if title != SHOW_FULL_COMMAND or request.command is None:
+                break
+            full = visible(request.command, keep_newlines=True)  # then the same question again
+            self._server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=f"The full command:\n$ {full}")
+            )
         if title == ALLOW_ONCE:
             return PermissionAnswer("allow")
-        if title == always_allow_title(rule):
-            return PermissionAnswer("allow_always", rule=rule)
-        if title == always_allow_here_title(rule):
-            return PermissionAnswer("allow_always", rule=rule, destination="localSettings")
+        if title == always_allow_title(rules):
+            return PermissionAnswer("allow_always", rules=rules)
+        if title == always_allow_here_title(rules):
+            return PermissionAnswer("allow_always", rules=rules, destination="localSettings")
         return PermissionAnswer("deny")
 
     async def _ask_rich(self, request: PermissionRequest) -> PermissionAnswer:
@@ -135,9 +179,18 @@ class LspPrompter:
         if decision == "allow":
             return PermissionAnswer("allow")
         if decision == "allowAlways":
-            rule = field_of(answer, "rule") or (request.suggestions[0] if request.suggestions else None)
             destination = field_of(answer, "destination")
             if destination not in DESTINATIONS:
                 destination = "session"
-            return PermissionAnswer("allow_always", rule=rule, destination=destination)
+            return PermissionAnswer("allow_always", rules=_answered_rules(answer), destination=destination)
         return PermissionAnswer("deny", feedback=field_of(answer, "feedback"))
+
+
+def _answered_rules(answer: Any) -> tuple[str, ...]:
+    """The rules a `handrail/permission` answer names: `rules`, or one `rule` (older clients); none means
+    the suggestions."""
+    rules = field_of(answer, "rules")
+    if isinstance(rules, list) and rules and all(isinstance(r, str) and r for r in rules):
+        return tuple(rules)
+    rule = field_of(answer, "rule")
+    return (rule,) if isinstance(rule, str) and rule else ()

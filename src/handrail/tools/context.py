@@ -31,7 +31,12 @@ class AgentOrigin:
 
 @dataclass(frozen=True)
 class PermissionRequest:
-    """What the user is shown when a tool call needs approval."""
+    """What the user is shown when a tool call needs approval.
+
+    `command` is the exact command a shell call runs (shown first: it is what runs), and
+    `description` what the model says it does (shown second: the model wrote it).
+    `suggestions` are the rules an "always allow" answer adds, all of them together.
+    """
 
     tool_name: str
     tool_use_id: str
@@ -41,18 +46,20 @@ class PermissionRequest:
     diff: str | None = None
     suggestions: tuple[str, ...] = ()
     agent: AgentOrigin | None = None
+    command: str | None = None
+    description: str | None = None
 
 
 @dataclass(frozen=True)
 class PermissionAnswer:
-    """The user's answer: allow once, allow always (adding `rule`), or deny (with optional feedback).
+    """The user's answer: allow once, allow always (adding `rules`), or deny (with optional feedback).
 
-    `message`, when set, is what the model is told of a denial instead of the usual text (a prompter
-    that could ask no one says why).
+    `rules` empty means the request's suggestions. `message`, when set, is what the model is told
+    of a denial instead of the usual text (a prompter that could ask no one says why).
     """
 
     decision: Literal["allow", "allow_always", "deny", "cancelled"]
-    rule: str | None = None
+    rules: tuple[str, ...] = ()
     feedback: str | None = None
     destination: Literal["session", "localSettings", "projectSettings", "userSettings"] = "session"
     message: str | None = None

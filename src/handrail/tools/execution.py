@@ -42,7 +42,7 @@ class CallOutcome:
     """The `tool_result` block for one call, plus what the call changed for the session."""
 
     block: dict[str, Any]
-    new_rule: PermissionRule | None = None
+    new_rules: tuple[PermissionRule, ...] = ()
     new_messages: tuple[dict[str, Any], ...] = ()
     context_modifier: Callable[[ToolUseContext], ToolUseContext] | None = None
     ran: bool = False
@@ -117,14 +117,14 @@ async def run_tool_use(
         ctx.progress.tool_started(use.id, tool.name, tool.name)
         return _finish(ctx, CallOutcome(error_block(use.id, format_validation_error(tool.name, exc))))
     ctx.progress.tool_started(use.id, tool.name, _summary(tool, value))
-    new_rule: PermissionRule | None = None
+    new_rules: tuple[PermissionRule, ...] = ()
     ran = False
     try:
         validation = await tool.validate_input(value, ctx)
         if not validation.ok:
             return _finish(ctx, CallOutcome(error_block(use.id, validation.message)))
         authorization = await authorize(tool, value, ctx)
-        new_rule = authorization.new_rule
+        new_rules = authorization.new_rules
         if not authorization.allowed:
             return _finish(ctx, CallOutcome(error_block(use.id, authorization.message)))
         value = authorization.value
@@ -137,13 +137,13 @@ async def run_tool_use(
         if feedback:
             block = with_feedback(block, f"PostToolUse hook feedback: {feedback}")
         block = await limit_result(block, tool.max_result_size_chars, ctx.options.results_dir)
-        return _finish(ctx, CallOutcome(block, new_rule, result.new_messages, result.context_modifier, ran=True))
+        return _finish(ctx, CallOutcome(block, new_rules, result.new_messages, result.context_modifier, ran=True))
     except ToolError as exc:
-        return _finish(ctx, CallOutcome(error_block(use.id, str(exc)), new_rule, ran=ran))
+        return _finish(ctx, CallOutcome(error_block(use.id, str(exc)), new_rules, ran=ran))
     except Exception as exc:  # a crash inside a tool must not lose the call
         log.exception("tool %s crashed", tool.name)
         message = f"{tool.name} failed: {type(exc).__name__}: {exc}"
-        return _finish(ctx, CallOutcome(error_block(use.id, message), new_rule, ran=ran))
+        return _finish(ctx, CallOutcome(error_block(use.id, message), new_rules, ran=ran))
 
 
 def _summary(tool: Tool[Any], value: BaseModel) -> str:

@@ -36,7 +36,7 @@ class Authorization:
     allowed: bool
     value: BaseModel
     message: str = ""
-    new_rule: PermissionRule | None = None
+    new_rules: tuple[PermissionRule, ...] = ()
 
 
 async def decide_call(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> PermissionDecision:
@@ -165,6 +165,15 @@ async def _classify(
     return replace(decision, reason=DecisionReason("classifier", message)), False
 
 
+def _command_and_description(tool_input: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The exact command a call runs (a `command` argument, as Bash has) and the model's description of it."""
+    command = tool_input.get("command")
+    if not isinstance(command, str):
+        return None, None
+    description = tool_input.get("description")
+    return command, description if isinstance(description, str) and description.strip() else None
+
+
 def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
     content = tool.rule_content(value)
     if tool.name == "Bash" and content:
@@ -194,14 +203,18 @@ async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> A
         decision, allowed = await _classify(tool, value, ctx, ctx.small_model, decision)
         if allowed:
             return Authorization(True, value)
+    tool_input = value.model_dump(by_alias=True, exclude_none=True)
+    command, description = _command_and_description(tool_input)
     request = PermissionRequest(
         tool_name=tool.name,
         tool_use_id=ctx.tool_use_id,
-        input=value.model_dump(by_alias=True, exclude_none=True),
+        input=tool_input,
         summary=tool.summary(value) or tool.name,
         reason=decision.reason.message,
         diff=decision.diff,
         suggestions=decision.suggestions or (_default_rule(tool, value),),
+        command=command,
+        description=description,
     )
     settled, answer = await _ask_until_settled(tool, value, ctx, request, hook)
     if settled is not None:
@@ -215,9 +228,9 @@ async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> A
     _audit(ctx, tool, value, decision, outcome="allow" if allowed else "deny", answered_by="user")
     if answer.decision == "allow":
         return Authorization(True, value)
-    if answer.decision == "allow_always":
-        parsed = parse_rule(answer.rule or request.suggestions[0], source="session")
-        return Authorization(True, value, new_rule=parsed if isinstance(parsed, PermissionRule) else None)
+    if answer.decision == "allow_always":  # every rule the user was offered together, or those it named
+        parsed = (parse_rule(text, source="session") for text in answer.rules or request.suggestions)
+        return Authorization(True, value, new_rules=tuple(r for r in parsed if isinstance(r, PermissionRule)))
     if answer.decision == "cancelled":
         return Authorization(False, value, "The permission prompt was cancelled, so the call did not run.")
     if answer.message:

@@ -75,8 +75,9 @@ export class HandrailCommands {
     return this.execute(Commands.permissions, [sessionId ? { sessionId } : {}]) as Promise<PermissionsReport>;
   }
 
-  approveProjectSettings(): Promise<unknown> {
-    return this.execute(Commands.approveProjectSettings, []);
+  /** Approve exactly the items with these digests (what the user was shown), or everything waiting without. */
+  approveProjectSettings(digests?: string[]): Promise<unknown> {
+    return this.execute(Commands.approveProjectSettings, digests ? [{ items: digests }] : []);
   }
 
   /** The session's background agents and shells (the same listing as the `background` chat event). */

@@ -99,7 +99,8 @@ export type ChatEvent = ChatBase &
 
 export type Destination = "session" | "localSettings" | "projectSettings" | "userSettings";
 
-/** Params of `handrail/permission`. */
+/** Params of `handrail/permission`. `command` is the exact command a shell call runs (show it first, escaped),
+ * `description` the model's words for it; `suggestions` are the rules "always allow" adds, all together. */
 export interface PermissionParams {
   sessionId: string;
   toolUseId: string;
@@ -110,11 +111,14 @@ export interface PermissionParams {
   diff: string | null;
   suggestions: string[];
   agent?: { toolUseId: string; description: string };
+  command?: string | null;
+  description?: string | null;
 }
 
-/** Result of `handrail/permission`. */
+/** Result of `handrail/permission`: `rules` are the rules an "always allow" adds (`rule`, their first, for older servers). */
 export interface PermissionResult {
   decision: "allow" | "allowAlways" | "deny";
+  rules?: string[];
   rule?: string;
   destination?: Destination;
   feedback?: string;
@@ -152,13 +156,16 @@ export interface AskResult {
   error?: TurnError;
 }
 
-/** One entry of `handrail.permissions`' `inactive` list (a rule or a setting). */
+/** One entry of `handrail.permissions`' `inactive` list (a rule or a setting). `value` says what a held-back setting
+ * would do; `digest` approves it (`handrail.approveProjectSettings [{items: [digest]}]`). */
 export interface InactiveItem {
   rule?: string;
   setting?: string;
   behavior?: string;
   source: string;
   reason: string;
+  value?: string;
+  digest?: string;
 }
 
 export interface PermissionsReport {

@@ -14,6 +14,7 @@ import { auditLogPath } from "../logic/statePaths";
 import { modeLabel } from "../logic/status";
 import { askUser } from "./askUserUi";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
+import { approvableItems, approvalDetail } from "../logic/projectApproval";
 import { PermissionUi, PROPOSED_SCHEME, ProposalProvider } from "./permissionUi";
 import { ServerClient } from "./serverClient";
 import { StatusBar } from "./statusBar";
@@ -55,22 +56,22 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const approveProject = async (): Promise<void> => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (folder) {
-      const file = vscode.Uri.joinPath(folder.uri, ".handrail", "settings.json");
-      await vscode.window.showTextDocument(file, { preview: true }).then(undefined, () => undefined);
+    const commands = await server?.ready();
+    if (!commands) {
+      void vscode.window.showErrorMessage("The handrail server is not running.");
+      return;
+    }
+    const items = approvableItems(await commands.permissions(controller.current.sessionId));
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage("Nothing in this workspace's handrail settings waits for your approval.");
+      return;
     }
     const answer = await vscode.window.showWarningMessage(
-      "Approve this project's handrail settings? Their allow rules, hooks and modes take effect for this exact content.",
-      { modal: true }, "Approve",
+      "Approve exactly these items of this workspace's handrail settings?",
+      { modal: true, detail: approvalDetail(items) }, "Approve",
     );
     if (answer === "Approve") {
-      const commands = await server?.ready();
-      if (!commands) {
-        void vscode.window.showErrorMessage("The handrail server is not running.");
-        return;
-      }
-      await commands.approveProjectSettings();
+      await commands.approveProjectSettings(items.map((item) => item.digest ?? ""));
       await refreshPermissions();
     }
   };

@@ -1,10 +1,20 @@
-/** `handrail/permission` as a quick pick, with VS Code's diff editor showing a proposed edit meanwhile. */
+/** `handrail/permission` as a quick pick, with VS Code's diff editor showing a proposed edit meanwhile, the plan
+ * beside a plan's approval, and the full command on "Show full command". */
 
 import * as vscode from "vscode";
 import type { CancellationToken } from "vscode-jsonrpc";
-import { choiceItems, destinationItems, editTarget, promptTitle, toResult } from "../logic/permissionChoices";
+import {
+  choiceItems,
+  destinationItems,
+  editTarget,
+  fullCommandText,
+  planText,
+  promptTitle,
+  toResult,
+} from "../logic/permissionChoices";
 import type { PermissionParams, PermissionResult } from "../logic/protocol";
 import { applyUnifiedDiff } from "../logic/unifiedDiff";
+import { visible } from "../logic/visibleText";
 import { input, pick } from "./quickPick";
 
 export const PROPOSED_SCHEME = "handrail-proposed";
@@ -78,13 +88,25 @@ export class PermissionUi {
     return cleanup;
   }
 
-  private async closeDiff(uris: vscode.Uri[]): Promise<void> {
+  /** Open read-only `text` beside the prompt (a plan, a full command) without taking the focus. */
+  private async showText(params: PermissionParams, name: string, text: string, language: string): Promise<vscode.Uri[]> {
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${name}`, query: `prompt=${params.toolUseId}` });
+    this.proposals.set(uri, text);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, language).then(undefined, () => doc);
+    await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+    return [uri];
+  }
+
+  private async closeShown(uris: vscode.Uri[]): Promise<void> {
     if (uris.length === 0) {
       return;
     }
-    const right = uris[0].toString();
+    const shown = new Set(uris.map((u) => u.toString()));
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(
-      (t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === right,
+      (t) =>
+        (t.input instanceof vscode.TabInputTextDiff && shown.has(t.input.modified.toString())) ||
+        (t.input instanceof vscode.TabInputText && shown.has(t.input.uri.toString())),
     );
     await vscode.window.tabGroups.close(tabs, true);
     uris.forEach((u) => this.proposals.delete(u));
@@ -94,19 +116,25 @@ export class PermissionUi {
   async ask(params: PermissionParams, token: CancellationToken): Promise<PermissionResult> {
     let shown: vscode.Uri[] = [];
     try {
-      shown = await this.showDiff(params);
+      const plan = planText(params);
+      shown = plan !== null ? await this.showText(params, "plan.md", plan, "markdown") : await this.showDiff(params);
     } catch (error) {
-      this.log(`could not show the diff: ${String(error)}`);
+      this.log(`could not show the proposal: ${String(error)}`);
     }
     try {
       const { title, placeholder } = promptTitle(params);
-      const [first] = (await pick(choiceItems(params), { title, placeholder }, token)) ?? [];
+      let first = (await pick(choiceItems(params), { title, placeholder }, token))?.[0];
+      while (first?.choice.kind === "showCommand") {
+        shown.push(...(await this.showText(params, "command.sh", fullCommandText(params), "shellscript")));
+        first = (await pick(choiceItems(params), { title, placeholder }, token))?.[0];
+      }
       if (!first) {
         return toResult(undefined);
       }
       if (first.choice.kind === "always") {
-        const rule = first.choice.rule;
-        const [where] = (await pick(destinationItems(rule), { title: `Always allow ${rule}: remember it where?` }, token)) ?? [];
+        const rules = first.choice.rules;
+        const named = visible(rules.join(", "));
+        const [where] = (await pick(destinationItems(rules), { title: `Always allow ${named}: remember ${rules.length > 1 ? "them" : "it"} where?` }, token)) ?? [];
         return toResult(first.choice, where?.destination);
       }
       if (first.choice.kind === "denyWithFeedback") {
@@ -115,7 +143,7 @@ export class PermissionUi {
       }
       return toResult(first.choice);
     } finally {
-      await this.closeDiff(shown).catch((e: unknown) => this.log(`closing the diff: ${String(e)}`));
+      await this.closeShown(shown).catch((e: unknown) => this.log(`closing what the prompt showed: ${String(e)}`));
     }
   }
 }

@@ -185,7 +185,7 @@ function renderInactive(items: InactiveItem[], trusted: boolean): void {
     : "Restricted Mode: this workspace is not trusted, so its project rules are inactive (only their deny and ask rules apply):";
   const list = el("ul");
   for (const item of items) {
-    const what = item.rule ? `${item.behavior ?? "rule"} ${item.rule}` : `setting ${item.setting ?? "?"}`;
+    const what = item.rule ? `${item.behavior ?? "rule"} ${item.rule}` : (item.value ?? `setting ${item.setting ?? "?"}`);
     list.append(el("li", undefined, `${what} (${item.source}): ${item.reason}`));
   }
   inactiveBox.append(el("div", "why", why), list);

@@ -13,7 +13,6 @@ Sources, first wins for a name: local settings, project settings, the project's
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -22,13 +21,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from handrail.permissions.loosening import MCP_VARIABLE, describe_mcp_definition
+from handrail.permissions.mcp_approval import definition_digest
 from handrail.permissions.sources import LoadedSettings, LoadedSource
 
 McpSource = Literal["user", "project", "local", "mcp.json"]
 McpTransport = Literal["stdio", "http"]
 MCP_JSON = ".mcp.json"
 MAX_MCP_JSON_BYTES = 1 << 20
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _SOURCE_ORDER: tuple[McpSource, ...] = ("local", "project", "mcp.json", "user")
 
 
@@ -60,21 +60,13 @@ class McpServerConfig:
 
     @property
     def digest(self) -> str:
-        """The sha256 of the definition as written: an approval covers exactly this."""
-        canonical = json.dumps(dict(self.raw), sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        """The digest of the definition as written (with its name): an approval covers exactly this."""
+        return definition_digest(self.name, self.raw)
 
     def describe(self) -> str:
-        """The definition as a user should judge it: what runs (or where it connects), and which env it sets."""
-        if self.transport == "http":
-            text = f"{self.url or '?'}"
-            if self.headers:
-                text += f" (headers: {', '.join(sorted(self.headers))})"
-            return text
-        text = " ".join([self.command or "?", *self.args])
-        if self.env:
-            text += f" (env: {', '.join(sorted(self.env))})"
-        return text
+        """The definition as a user should judge it, as written: what runs or where it connects, and which of
+        the user's environment variables it is sent (names only: their values are never shown)."""
+        return describe_mcp_definition(self.raw)
 
 
 class MissingVariableError(ValueError):
@@ -93,7 +85,7 @@ def expand(text: str, env: Mapping[str, str]) -> str:
             return default
         raise MissingVariableError(f"environment variable {name} is not set (write ${{{name}:-default}} for a default)")
 
-    return _VARIABLE.sub(replace, text)
+    return MCP_VARIABLE.sub(replace, text)
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:

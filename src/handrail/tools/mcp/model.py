@@ -38,6 +38,12 @@ class McpToolSpec:
     input_schema: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({"type": "object"}))
     meta: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     title: str | None = None
+    task_support: str | None = None  # execution.taskSupport: "required" means it can only run as an MCP task
+
+
+def for_the_user_only(audience: Any) -> bool:
+    """Whether an `annotations.audience` says the content is meant for the user, not for the model."""
+    return isinstance(audience, list | tuple) and bool(audience) and "assistant" not in audience
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class McpResource:
     name: str
     description: str | None = None
     mime_type: str | None = None
+    audience: tuple[str, ...] = ()  # annotations.audience: who it is meant for ("user", "assistant")
 
 
 class McpConnection(Protocol):

@@ -1,31 +1,34 @@
 """ListMcpResources and ReadMcpResource: the resources of the connected MCP servers.
 
-Both are read-only (plan mode may use them) but, like any MCP access, they ask
-unless a rule allows them: the tool's own allow rule, or a server-wide
-`mcp__server` / `mcp__server__*` rule for the server they read from (a server-wide
-deny rule denies them too).
+Both are read-only (plan mode may use them) but they go through the same rules as
+the server's tools: they ask unless a server-wide rule (`mcp__server`, `mcp__server__*`)
+or the tool's own allow rule allows them, and a server-wide deny rule denies them.
+Listing every server skips the denied ones and asks unless all the others are allowed.
+What a server marks for the user's audience only is not shown to the model.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.rules import MCP_PREFIX
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError
+from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, for_the_user_only
 from handrail.tools.mcp.names import normalize_server_name
-from handrail.tools.mcp.results import content_block
+from handrail.tools.mcp.results import content_block, for_the_model
 from handrail.tools.protocol import Tool, ToolResult, build_tool
 
 Connections = Callable[[], Mapping[str, McpConnection]]
 LIST_NAME = "ListMcpResources"
 READ_NAME = "ReadMcpResource"
+ServerRule = Literal["deny", "ask", "allow"] | None
 
 
 class _Input(BaseModel):
@@ -41,17 +44,37 @@ class ReadInput(_Input):
     uri: str = Field(description="The URI of the resource to read")
 
 
-def server_rule_check(server: str | None, ctx: ToolUseContext) -> PermissionCheck:
-    """Allow or deny by a server-wide rule (`mcp__server`, `mcp__server__*`); else the pipeline asks."""
-    if server is None:
-        return PermissionCheck("passthrough")
-    wide = {f"{MCP_PREFIX}{normalize_server_name(server)}", f"{MCP_PREFIX}{normalize_server_name(server)}__*"}
-    context = ctx.permission_context
-    for behavior in ("deny", "allow"):
-        for rule in context.rules(behavior):
-            if rule.specifier is None and rule.tool in wide:
-                return PermissionCheck(behavior, f"{behavior} by the rule {rule.tool}")
-    return PermissionCheck("passthrough")
+def server_rule(server: str, context: PermissionContext) -> ServerRule:
+    """What a server-wide rule (`mcp__server`, `mcp__server__*`) says of `server`: deny first, then ask, then allow."""
+    name = normalize_server_name(server)
+    wide = {f"{MCP_PREFIX}{name}", f"{MCP_PREFIX}{name}__*"}
+    for behavior in ("deny", "ask", "allow"):
+        if any(rule.specifier is None and rule.tool in wide for rule in context.rules(behavior)):
+            return behavior
+    return None
+
+
+def servers_check(servers: Iterable[str], ctx: ToolUseContext) -> PermissionCheck:
+    """The check for reading these servers' resources: any denied server denies, all allowed allows, else ask."""
+    verdicts = {server: server_rule(server, ctx.permission_context) for server in servers}
+    denied = sorted(s for s, v in verdicts.items() if v == "deny")
+    if denied:
+        return PermissionCheck("deny", f"the MCP server {denied[0]!r} is denied by a rule")
+    if not verdicts:
+        return PermissionCheck("allow", "no MCP server's resources would be read")
+    if all(v == "allow" for v in verdicts.values()):
+        return PermissionCheck("allow", f"allowed by the rule {MCP_PREFIX}<server> for {', '.join(sorted(verdicts))}")
+    return PermissionCheck("ask", "reading an MCP server's resources needs approval unless a rule allows that server")
+
+
+def _listable(connections: Connections, ctx: ToolUseContext) -> list[str]:
+    """The servers a listing of every server reads: connected, offering resources, not denied."""
+    found = connections()
+    return sorted(
+        name
+        for name, connection in found.items()
+        if connection.supports_resources and server_rule(name, ctx.permission_context) != "deny"
+    )
 
 
 def _connection(connections: Connections, server: str) -> McpConnection:
@@ -73,14 +96,15 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
     """ListMcpResources over the servers `connections` returns."""
 
     async def call(value: ListInput, ctx: ToolUseContext) -> ToolResult:
-        found = connections()
-        names = [value.server] if value.server is not None else sorted(found)
+        names = [value.server] if value.server is not None else _listable(connections, ctx)
         listed: list[dict[str, Any]] = []
         for name in names:
             connection = _connection(connections, name)
             if not connection.supports_resources:
                 continue
             for resource in await _guarded(name, connection.list_resources()):
+                if for_the_user_only(resource.audience):
+                    continue
                 item = {"server": name, "uri": resource.uri, "name": resource.name}
                 if resource.mime_type:
                     item["mimeType"] = resource.mime_type
@@ -92,7 +116,9 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
         return ToolResult(json.dumps(listed, ensure_ascii=False, indent=1))
 
     async def check(value: ListInput, ctx: ToolUseContext) -> PermissionCheck:
-        return server_rule_check(value.server, ctx)
+        if value.server is not None:
+            return servers_check([value.server], ctx)
+        return servers_check(_listable(connections, ctx), ctx)
 
     return build_tool(
         name=LIST_NAME,
@@ -116,10 +142,14 @@ def read_resource_tool(connections: Connections) -> Tool[ReadInput]:
     async def call(value: ReadInput, ctx: ToolUseContext) -> ToolResult:
         connection = _connection(connections, value.server)
         contents = await _guarded(value.server, connection.read_resource(value.uri))
-        return ToolResult([content_block({"type": "resource", "resource": item}) for item in contents])
+        kept, left_out = for_the_model(contents)
+        blocks = [content_block({"type": "resource", "resource": item}) for item in kept]
+        if left_out:
+            blocks.append({"type": "text", "text": f"[{left_out} part(s) meant for the user only were not shown]"})
+        return ToolResult(blocks)
 
     async def check(value: ReadInput, ctx: ToolUseContext) -> PermissionCheck:
-        return server_rule_check(value.server, ctx)
+        return servers_check([value.server], ctx)
 
     def to_block(blocks: Any, tool_use_id: str) -> dict[str, Any]:
         content = blocks or [{"type": "text", "text": "(the resource is empty)"}]

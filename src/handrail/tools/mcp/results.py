@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from handrail.tools.mcp.model import McpCallOutcome
+from handrail.tools.mcp.model import McpCallOutcome, for_the_user_only
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
@@ -61,11 +61,26 @@ def content_block(item: Mapping[str, Any]) -> dict[str, Any]:
     return _text(json.dumps(dict(item), ensure_ascii=False, default=str))
 
 
+def for_the_model(content: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
+    """The items the model may see, and how many were left out: annotated for the user's audience only."""
+    kept: list[Mapping[str, Any]] = []
+    for item in content:
+        annotations = item.get("annotations")
+        if isinstance(annotations, Mapping) and for_the_user_only(annotations.get("audience")):
+            continue
+        kept.append(item)
+    return kept, len(content) - len(kept)
+
+
 def content_blocks(content: Sequence[Mapping[str, Any]], structured: Any = None) -> list[dict[str, Any]]:
-    """All items as blocks; structured content stands in when a server sent no content blocks."""
-    blocks = [content_block(item) for item in content]
-    if not blocks and structured is not None:
+    """The items meant for the model as blocks (a note counts those for the user only); structured content
+    stands in when a server sent no content blocks at all."""
+    kept, left_out = for_the_model(content)
+    blocks = [content_block(item) for item in kept]
+    if not content and structured is not None:
         blocks.append(_text(json.dumps(structured, ensure_ascii=False, default=str)))
+    if left_out:
+        blocks.append(_text(f"[{left_out} content item(s) meant for the user only were not shown to you]"))
     return blocks
 
 

@@ -32,7 +32,7 @@ from handrail.tools.mcp.model import (
     innermost_error,
 )
 from handrail.tools.mcp.tool_changes import ToolChanges, ToolsChange
-from handrail.tools.mcp.tools import mcp_tool
+from handrail.tools.mcp.tools import callable_directly, mcp_tool
 from handrail.tools.protocol import Tool
 
 log = logging.getLogger(__name__)
@@ -196,7 +196,9 @@ class McpServerRunner:
 
     def _set_tools(self, specs: tuple[McpToolSpec, ...], connection: McpConnection, changes: ToolChanges) -> None:
         # a call's result waits for the listing its call may have caused (see tool_changes.py)
-        self.tools = tuple(mcp_tool(self.name, spec, connection, settle=changes.settled) for spec in specs)
+        self.tools = tuple(
+            mcp_tool(self.name, spec, connection, settle=changes.settled) for spec in specs if callable_directly(spec)
+        )
 
     async def _follow(self, connection: McpConnection, closed: Any, changes: ToolChanges) -> None:
         """Until we stop or the server ends: list the tools again each time the server says they changed."""

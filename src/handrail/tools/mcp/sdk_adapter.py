@@ -105,6 +105,7 @@ class SdkConnection:
                     input_schema=dict(tool.input_schema),
                     meta=dict(tool.meta or {}),
                     title=tool.title or (tool.annotations.title if tool.annotations else None),
+                    task_support=tool.execution.task_support if tool.execution else None,
                 )
                 for tool in page.tools
             )
@@ -131,7 +132,13 @@ class SdkConnection:
         found: list[McpResource] = []
         async for page in self._pages(lambda cursor: self._client.list_resources(cursor=cursor, cache_mode="bypass")):
             found.extend(
-                McpResource(uri=str(r.uri), name=r.name, description=r.description, mime_type=r.mime_type)
+                McpResource(
+                    uri=str(r.uri),
+                    name=r.name,
+                    description=r.description,
+                    mime_type=r.mime_type,
+                    audience=tuple(r.annotations.audience or ()) if r.annotations else (),
+                )
                 for r in page.resources
             )
         return tuple(found)

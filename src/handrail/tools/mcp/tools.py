@@ -62,6 +62,12 @@ def schema_problems(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     return problems
 
 
+def callable_directly(spec: McpToolSpec) -> bool:
+    """Whether a plain tools/call may run the tool: one the server lets run only as an MCP task
+    (`execution.taskSupport: "required"`) is not offered, since handrail does not run MCP tasks."""
+    return spec.task_support != "required"
+
+
 def _summary(arguments: Mapping[str, Any]) -> str:
     text = json.dumps(dict(arguments), ensure_ascii=False, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
