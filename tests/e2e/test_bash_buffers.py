@@ -19,10 +19,10 @@ from tests.e2e.editor import Editor, tool_results
 COMMAND = "cp fresh.txt notes.txt && cp fresh.txt app.py"
 
 
-def _allow(workspace: Path, rule: str) -> None:
+def _allow(workspace: Path, *rules: str) -> None:
     config = workspace.parent / "state" / "xdg-config" / "handrail"
     config.mkdir(parents=True, exist_ok=True)
-    (config / "settings.json").write_text(json.dumps({"permissions": {"allow": [rule]}}))
+    (config / "settings.json").write_text(json.dumps({"permissions": {"allow": list(rules)}}))
 
 
 def _warnings(editor: Editor) -> list[str]:
@@ -32,7 +32,7 @@ def _warnings(editor: Editor) -> list[str]:
 async def test_the_user_hears_of_a_command_changing_their_unsaved_file(
     editor: Editor, model: FakeModel, workspace: Path
 ) -> None:
-    _allow(workspace, "Bash(cp:*)")
+    _allow(workspace, "Bash(cp:*)", "Edit(./**)")  # a Bash rule allows the command, an Edit rule what it writes
     notes, app, other = workspace / "notes.txt", workspace / "app.py", workspace / "other.txt"
     other.write_text("beta\n")
     (workspace / "fresh.txt").write_text("from the command\n")

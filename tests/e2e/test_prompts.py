@@ -102,15 +102,18 @@ async def test_a_long_command_keeps_its_end_and_can_be_read_whole(plain: Editor,
 
 
 async def test_always_allow_names_and_adds_every_rule(plain: Editor, model: FakeModel, workspace: Path) -> None:
-    model.add(Reply.of(ToolUse("Bash", {"command": "mkdir made && touch made/x"})), Reply.of(Text("one")))
-    model.add(Reply.of(ToolUse("Bash", {"command": "mkdir again && touch again/y"})), Reply.of(Text("two")))
-    plain.answers.append("Always allow Bash(mkdir:*), Bash(touch:*)")
+    for name, made in (("build.sh", "built"), ("docs.sh", "documented")):
+        (workspace / name).write_text(f"#!/bin/sh\ntouch {made}-$1\n")
+        (workspace / name).chmod(0o755)
+    model.add(Reply.of(ToolUse("Bash", {"command": "./build.sh one && ./docs.sh one"})), Reply.of(Text("one")))
+    model.add(Reply.of(ToolUse("Bash", {"command": "./build.sh two && ./docs.sh two"})), Reply.of(Text("two")))
+    plain.answers.append("Always allow Bash(./build.sh:*), Bash(./docs.sh:*)")
     first = await plain.ask("make")
     await plain.ask("make again", session_id=first["sessionId"])
     (prompt,) = plain.prompts  # the second line was allowed by both rules together
     titles = [action.title for action in prompt.actions or []]
-    assert "Always allow Bash(mkdir:*), Bash(touch:*)" in titles
-    assert "Always allow Bash(mkdir:*), Bash(touch:*) in this workspace" in titles
+    assert "Always allow Bash(./build.sh:*), Bash(./docs.sh:*)" in titles
+    assert "Always allow Bash(./build.sh:*), Bash(./docs.sh:*) in this workspace" in titles
     (block,) = tool_results(model.requests[3])
-    assert not block.get("is_error") and (workspace / "again" / "y").exists()
+    assert not block.get("is_error") and (workspace / "documented-two").exists()
     assert result_text(block) is not None

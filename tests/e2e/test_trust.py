@@ -152,7 +152,9 @@ async def test_saving_one_rule_leaves_the_rest_of_the_file_pending(
     marker = tmp_path / "hook-ran"
     settings = {"permissions": {"allow": ["Bash(touch pending.txt)"]}, "hooks": _marking_hook(marker)}
     project = _settings(workspace, "settings.json", settings)
-    model.add(Reply.of(ToolUse("Bash", {"command": "mkdir built"})), Reply.of(Text("saved")))
+    (workspace / "build.sh").write_text("#!/bin/sh\ntouch built-$1\n")
+    (workspace / "build.sh").chmod(0o755)
+    model.add(Reply.of(ToolUse("Bash", {"command": "./build.sh first"})), Reply.of(Text("saved")))
     trusted_rich.answers.append("Not now")
     trusted_rich.permission_answers.append({"decision": "allowAlways", "destination": "projectSettings"})
     await trusted_rich.ask("build")
@@ -164,7 +166,7 @@ async def test_saving_one_rule_leaves_the_rest_of_the_file_pending(
     assert inactive == {"Bash(touch pending.txt)", "hooks"}
     # a new session: the saved rule allows its command, the pending rule and hook still do nothing
     model.add(
-        Reply.of(ToolUse("Bash", {"command": "mkdir again"}), ToolUse("Bash", {"command": "touch pending.txt"})),
+        Reply.of(ToolUse("Bash", {"command": "./build.sh again"}), ToolUse("Bash", {"command": "touch pending.txt"})),
         Reply.of(Text("done")),
     )
     trusted_rich.answers.append("Deny")
@@ -172,6 +174,7 @@ async def test_saving_one_rule_leaves_the_rest_of_the_file_pending(
     built, pending = tool_results(model.requests[3])
     assert not built.get("is_error") and pending["is_error"]
     assert [p["input"]["command"] for p in trusted_rich.prompts[2:]] == ["touch pending.txt"]
+    assert (workspace / "built-again").exists()
     assert not (workspace / "pending.txt").exists() and not marker.exists()
 
 
