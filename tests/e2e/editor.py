@@ -3,7 +3,11 @@
 It applies `workspace/applyEdit` to its own buffers and reports them back with
 `didChange`, saves on `handrail/saveDocument`, answers permission prompts from a
 queue, and records the chat stream. `skip_stale_edits` mimics Neovim, which
-answers `applied: true` yet silently skips an edit whose version is stale.
+answers `applied: true` yet silently skips an edit whose version is stale, and
+`line_ends` its buffers: lines each ended by a line break, so an empty file is
+one line break and a text always ends with one. `unshared` are buffers the
+editor holds without having opened them to the server (`handrail/shareDocument`
+shares them on request when the client declares it).
 """
 
 from __future__ import annotations
@@ -52,6 +56,10 @@ class Editor:
     edits: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
     saves: list[str] = field(default_factory=list)
     skip_stale_edits: bool = False
+    line_ends: bool = False
+    unshared: dict[str, str] = field(default_factory=dict)  # uri -> text of buffers the server was not told of
+    share_answer: dict[str, Any] | Exception | None = None  # the answer to every shareDocument, instead of sharing
+    share_requests: list[str] = field(default_factory=list)
     encoding: str = "utf-16"
     prompt_started: asyncio.Event = field(default_factory=asyncio.Event)
     release_prompt: asyncio.Event | None = None
@@ -88,6 +96,23 @@ class Editor:
             )
         )
 
+    def hold(self, path: Path, text: str) -> None:
+        """The editor holds `path` in a buffer with `text` but has not opened it to the server."""
+        self.unshared[self.uri(path)] = text
+
+    def share(self, uri: str) -> dict[str, Any]:
+        """`handrail/shareDocument`: open a held buffer to the server, then say whether there was one."""
+        self.share_requests.append(uri)
+        if isinstance(self.share_answer, Exception):
+            raise self.share_answer
+        if self.share_answer is not None:
+            return self.share_answer
+        text = self.unshared.pop(uri, None)
+        if text is None:
+            return {"open": False}
+        self.open(Path(TextDocument(uri).path), text)
+        return {"open": True}
+
     def buffer(self, path: Path) -> str:
         """The buffer's text."""
         return self.buffers[self.uri(path)].source
@@ -112,7 +137,10 @@ class Editor:
             for edit in sorted(change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
                 assert isinstance(edit, types.TextEdit)
                 scratch.apply_change(types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text))
-            self._set_text(uri, scratch.source)
+            text = scratch.source
+            if self.line_ends and not text.endswith(("\n", "\r")):
+                text += "\n"  # Neovim: the last line ends with a break too ('eol')
+            self._set_text(uri, text)
             if self.after_edit is not None:
                 self.after_edit(self.buffers[uri])
         return types.ApplyWorkspaceEditResult(applied=True)
@@ -122,7 +150,7 @@ class Editor:
         path = Path(TextDocument(uri).path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("")
-        self.open(path, "")
+        self.open(path, "\n" if self.line_ends else "")
 
     def save(self, uri: str) -> dict[str, bool]:
         """Save a buffer to disk."""
@@ -235,6 +263,10 @@ async def start_editor(
             return editor.permission_answers.popleft()
         answer = await editor.answer_prompt()
         return {"decision": answer} if answer else None
+
+    @client.feature("handrail/shareDocument")
+    def _share(params: Any) -> dict[str, Any]:
+        return editor.share(params.uri)
 
     @client.feature("handrail/askUser")
     async def _ask_user(params: Any) -> dict[str, Any] | None:

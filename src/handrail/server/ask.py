@@ -100,7 +100,11 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
     deferred = tuple(t.name for t in pool.deferred())
     sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
     fs = EditorFileSystem(
-        ls, ls.document_watch, lambda: ls.features.save_document, lambda: ls.features.create_files
+        ls,
+        ls.document_watch,
+        lambda: ls.features.save_document,
+        lambda: ls.features.create_files,
+        lambda: ls.features.share_document,
     )
     prompter = LspPrompter(ls, ls.features, chat, ls.permission_state.persist_rules)
     questions = LspQuestions(ls, ls.features, chat)

@@ -1,4 +1,9 @@
-"""Whether an open buffer differs from its file, reading the file again only when either side changed."""
+"""Whether an open buffer differs from its file, reading the file again only when either side changed.
+
+Editors report a buffer's text the way they hold it. Neovim holds a buffer as lines, each ended by a line
+break while 'eol' is set (as it is for a new or empty file), so it reports an empty file as one line break
+and a new file's text always ends with one. `same_file_text` and `holds_text` know these two forms.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handrail.tools.filesystem import BinaryFileError, read_disk
+
+LINE_BREAKS = ("\r\n", "\n", "\r")
+
+
+def same_file_text(buffer: str, disk: str) -> bool:
+    """Whether a buffer reported as `buffer` holds what the disk holds (an empty file may be reported as one
+    line break: Neovim's buffers always have a line)."""
+    return buffer == disk or (disk == "" and buffer in LINE_BREAKS)
+
+
+def holds_text(buffer: str, text: str) -> bool:
+    """Whether a buffer reported as `buffer` holds `text`: exactly, or with the one final line break an editor
+    ends every line with when `text` has none (Neovim's 'eol': saved, the file then ends with that break)."""
+    if buffer == text:
+        return True
+    return not text.endswith(LINE_BREAKS) and any(buffer == text + brk for brk in LINE_BREAKS)
+
 
 # A file changed this recently may change again within its timestamp's resolution without the
 # stamp showing it ("racy git"), so what was read from it is not remembered.
@@ -45,7 +67,7 @@ class BufferDiskCache:
         except (OSError, BinaryFileError):
             self._known.pop(uri, None)
             return DiskView(dirty=True, mtime_ns=None, encoding="utf-8")
-        view = DiskView(dirty=disk.text != text, mtime_ns=disk.mtime_ns, encoding=disk.encoding)
+        view = DiskView(dirty=not same_file_text(text, disk.text), mtime_ns=disk.mtime_ns, encoding=disk.encoding)
         if time.time_ns() - st.st_mtime_ns > _SETTLED_NS and disk.mtime_ns == st.st_mtime_ns:
             self._known[uri] = (text, stamp, view)
         else:

@@ -19,6 +19,7 @@ class ClientFeatures:
     ask_user: bool = False
     create_files: bool = False
     diagnostics: bool = False  # the client forwards its diagnostics (`handrail/diagnostics`)
+    share_document: bool = False  # the client shares a buffer it did not open on request (`handrail/shareDocument`)
 
     @classmethod
     def from_capabilities(cls, capabilities: types.ClientCapabilities | None) -> ClientFeatures:
@@ -30,6 +31,7 @@ class ClientFeatures:
             save_document=field_of(handrail, "saveDocument") is True,
             ask_user=field_of(handrail, "askUser") is True,
             diagnostics=field_of(handrail, "diagnostics") is True,
+            share_document=field_of(handrail, "shareDocument") is True,
             create_files=_can_create_files(capabilities),
         )
 

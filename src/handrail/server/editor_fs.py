@@ -4,7 +4,8 @@ Reads see what the user sees, unsaved text included. Writes to an open document
 go through `workspace/applyEdit` as one versioned edit (visible and undoable), are
 confirmed by watching the document change, and are saved only when the buffer
 had no unsaved user work and the client can save on request. Files no editor
-holds are written to disk atomically.
+holds are written to disk atomically; a client that can share buffers it did not
+open is asked first (see server.document_share).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
-from handrail.server.buffer_disk import BufferDiskCache
+from handrail.server.buffer_disk import LINE_BREAKS, BufferDiskCache, holds_text, same_file_text
+from handrail.server.document_share import DocumentShare
 from handrail.server.document_watch import DocumentWatch
 from handrail.server.lsp_values import field_of
 from handrail.server.positions import minimal_change, position_at
@@ -49,6 +51,7 @@ class EditorFileSystem:
         watch: DocumentWatch,
         can_save: Callable[[], bool],
         can_create: Callable[[], bool] = lambda: False,
+        can_share: Callable[[], bool] = lambda: False,
     ) -> None:
         self._server = server
         self._watch = watch
@@ -56,6 +59,7 @@ class EditorFileSystem:
         self._can_create = can_create
         self._disk = DiskFileSystem()
         self._buffers = BufferDiskCache()
+        self._share = DocumentShare(server, self.open_document, can_share, path_to_uri)
 
     def open_document(self, path: Path) -> TextDocument | None:
         """The open document for `path`, if the editor has one: the one open under that name, else one open
@@ -77,7 +81,7 @@ class EditorFileSystem:
     async def read(self, path: Path, *, max_bytes: int | None = None) -> FileSnapshot:
         """The buffer's text when the document is open (with its unsaved state), else the disk's (within
         `max_bytes`)."""
-        document = self.open_document(path)
+        document = await self._share.document(path, writing=False)
         if document is None:
             return await self._disk.read(path, max_bytes=max_bytes)
         text = document.source
@@ -129,7 +133,7 @@ class EditorFileSystem:
         A new file is created through the editor (so it opens there, saved) when the
         client can create files and save on request; otherwise it is written to disk.
         """
-        document = self.open_document(path)
+        document = await self._share.document(path, writing=True)
         if document is not None:
             return await self._write_buffer(path, document, text, base, label)
         # a link with no file behind it yet is written through on disk, not created over in the editor
@@ -161,21 +165,30 @@ class EditorFileSystem:
             log.info("client did not create %s (%s); writing it to disk", path, result.failure_reason)
             exists = await asyncio.to_thread(path.exists)
             return await self._finish_created(path, text) if exists else None
+        # The new document is our text followed by the client's own empty document: nothing, or one line
+        # break where buffers are lines ended by breaks (Neovim). A break the text ends with already is one
+        # too many, so it is taken out again; a text without one keeps it (the editor ends files with it).
         await self._watch.wait_until(
-            lambda: (doc := self.open_document(path)) is not None and doc.source == text, APPLY_CONFIRM_TIMEOUT
+            lambda: (doc := self.open_document(path)) is not None and _created_with(doc.source, text) is not None,
+            APPLY_CONFIRM_TIMEOUT,
         )
+        document = self.open_document(path)
+        extra = _created_with(document.source, text) if document is not None else None
+        if document is not None and extra and text.endswith(LINE_BREAKS):
+            await self._apply_to_document(path, document, text, label)
         return await self._finish_created(path, text)
 
     async def _finish_created(self, path: Path, text: str) -> WriteOutcome:
         document = self.open_document(path)
-        if document is not None and document.source == text and await self._save(document.uri, path, text):
-            return WriteOutcome(path, on_disk=True, in_buffer=True)
+        held = document.source if document is not None else ""
+        if document is not None and holds_text(held, text) and await self._save(document.uri, path, held):
+            return _created_outcome(path, text, held)
         disk = await asyncio.to_thread(_try_read_disk, path)
         if disk is not None and disk.text == text:
             return WriteOutcome(path, on_disk=True, in_buffer=document is not None)
         # The client made the file but did not fill and save it: write it ourselves, unless the user
         # already typed into the new buffer.
-        if document is None or document.source in ("", text):
+        if document is None or same_file_text(document.source, "") or holds_text(document.source, text):
             outcome = await self._disk.write(path, text, base=None, label="")
             return WriteOutcome(path, on_disk=outcome.on_disk, in_buffer=document is not None)
         raise WriteConflictError(f"{path} was created in the editor but its content differs; read it again.")
@@ -187,6 +200,35 @@ class EditorFileSystem:
         if base is not None and text_hash(current) != base.content_hash:
             raise WriteConflictError(f"{path} changed in the editor while the edit was prepared; read it again.")
         was_clean = not (await asyncio.to_thread(self._buffers.view, document.uri, path, current)).dirty
+        await self._apply_to_document(path, document, text, label)
+        if not was_clean:
+            return WriteOutcome(
+                path,
+                on_disk=False,
+                in_buffer=True,
+                note=(
+                    f"The user has unsaved changes in {path.name}; the edit was added to the open buffer and "
+                    "was not saved. The file on disk still has the old content until the user saves."
+                ),
+            )
+        if self._can_save() and await self._save(document.uri, path, text):
+            return WriteOutcome(path, on_disk=True, in_buffer=True)
+        return WriteOutcome(
+            path,
+            on_disk=False,
+            in_buffer=True,
+            note=(
+                f"The edit is in the editor's open buffer for {path.name} and is not saved yet; commands that "
+                "read the file from disk (Bash, tests) see the old content until the user saves."
+            ),
+        )
+
+    async def _apply_to_document(self, path: Path, document: TextDocument, text: str, label: str) -> None:
+        """Turn the open document's text into `text` with one versioned edit, and wait until it shows.
+
+        Raises WriteConflictError when the editor refuses the edit or the buffer changed meanwhile.
+        """
+        current = document.source
         version = document.version
         encoding = str(self._server.workspace.position_encoding or "utf-16")
         start, end, replacement = minimal_change(current, text)
@@ -216,27 +258,6 @@ class EditorFileSystem:
                 f"The editor did not apply the edit to {path} (the buffer changed meanwhile). "
                 "Read the file again and redo the edit."
             )
-        if not was_clean:
-            return WriteOutcome(
-                path,
-                on_disk=False,
-                in_buffer=True,
-                note=(
-                    f"The user has unsaved changes in {path.name}; the edit was added to the open buffer and "
-                    "was not saved. The file on disk still has the old content until the user saves."
-                ),
-            )
-        if self._can_save() and await self._save(document.uri, path, text):
-            return WriteOutcome(path, on_disk=True, in_buffer=True)
-        return WriteOutcome(
-            path,
-            on_disk=False,
-            in_buffer=True,
-            note=(
-                f"The edit is in the editor's open buffer for {path.name} and is not saved yet; commands that "
-                "read the file from disk (Bash, tests) see the old content until the user saves."
-            ),
-        )
 
     def _settled(self, path: Path, sent_version: int | None, text: str) -> bool:
         """Whether the document shows our edit, or moved on without it."""
@@ -255,7 +276,29 @@ class EditorFileSystem:
         if not saved:
             return False
         disk = await asyncio.to_thread(_try_read_disk, path)
-        return disk is not None and disk.text == text
+        return disk is not None and same_file_text(text, disk.text)
+
+
+def _created_with(document_text: str, text: str) -> str | None:
+    """What a document created by inserting `text` holds besides it: "" or the client's one line break for
+    an empty file; None while it does not hold `text` that way (yet)."""
+    if document_text == text:
+        return ""
+    extra = document_text[len(text) :] if document_text.startswith(text) else None
+    return extra if extra in LINE_BREAKS else None
+
+
+def _created_outcome(path: Path, text: str, held: str) -> WriteOutcome:
+    """A file created and saved by the editor, which holds it as `held` (`text`, or `text` and a final line break)."""
+    if held == text:
+        return WriteOutcome(path, on_disk=True, in_buffer=True)
+    return WriteOutcome(
+        path,
+        on_disk=True,
+        in_buffer=True,
+        text=held,
+        note=f"The editor ends every file with a line break, so {path.name} ends with one.",
+    )
 
 
 def _try_read_disk(path: Path) -> FileSnapshot | None:

@@ -67,6 +67,7 @@ class WriteOutcome:
     on_disk: bool
     in_buffer: bool
     note: str = ""
+    text: str | None = None  # the file's text now, when the editor made it differ from the text written
 
 
 class WriteConflictError(ToolError):

@@ -178,7 +178,7 @@ async def write_and_record(
     ctx.file_state.record(
         FileSnapshot(
             path=path,
-            text=text,
+            text=text if outcome.text is None else outcome.text,
             source="buffer" if outcome.in_buffer else "disk",
             dirty=outcome.in_buffer and not outcome.on_disk,
             encoding=base.encoding if base is not None else "utf-8",
