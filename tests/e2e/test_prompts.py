@@ -70,7 +70,8 @@ async def test_the_rich_request_carries_the_exact_command_and_the_description(
     await rich.ask("publish")
     (params,) = rich.prompts
     assert params["command"] == BIDI and params["description"] == INNOCENT
-    assert params["summary"] == INNOCENT and params["input"]["command"] == BIDI  # the old fields stay
+    assert params["input"]["command"] == BIDI  # the old fields stay
+    assert params["summary"] == f"$ {BIDI}"  # the command, not the model's words (clients escape what they show)
 
 
 async def test_bidi_overrides_and_control_characters_are_escaped(plain: Editor, model: FakeModel) -> None:

@@ -98,4 +98,4 @@ def test_flags_paths_and_summaries() -> None:
     assert not BASH.is_read_only(bash) and not BASH.is_concurrency_safe(bash)
     assert BASH.rule_content(bash) == "npm test\necho done"
     assert BASH.summary(bash) == "$ npm test"
-    assert BASH.summary(BASH.input_model(command="ls", description="Lists files")) == "Lists files"
+    assert BASH.summary(BASH.input_model(command="ls", description="Lists files")) == "$ ls"  # the command, always

@@ -223,8 +223,7 @@ def _concurrency_safe(value: BashInput) -> bool:
 
 
 def _summary(value: BashInput) -> str:
-    if value.description:
-        return value.description
+    # what runs, not the model's words for it: the chat and progress show this line
     first = value.command.strip().splitlines()[0] if value.command.strip() else ""
     return f"$ {first}"
 
