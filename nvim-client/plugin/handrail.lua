@@ -1,4 +1,4 @@
--- handrail: commands. The LSP client itself is configured by require('handrail').setup({...}).
+-- handrail: commands and <Plug> mappings. The LSP client itself is configured by require('handrail').setup({...}).
 if vim.g.loaded_handrail then
   return
 end
@@ -9,8 +9,14 @@ local function handrail()
 end
 
 vim.api.nvim_create_user_command('Handrail', function(opts)
-  handrail().ask(opts.args)
-end, { nargs = '*', desc = 'handrail: ask the agent (continues the current session)' })
+  -- :'<,'>Handrail sends the selected lines with their path and range
+  local range = opts.range > 0 and { opts.line1, opts.line2 } or nil
+  handrail().ask(opts.args, { range = range })
+end, { nargs = '*', range = true, desc = 'handrail: ask the agent (continues the current session)' })
+
+vim.api.nvim_create_user_command('HandrailInput', function()
+  handrail().input()
+end, { nargs = 0, desc = 'handrail: write a prompt in the chat input' })
 
 vim.api.nvim_create_user_command('HandrailCancel', function()
   handrail().cancel()
@@ -43,3 +49,16 @@ end, { nargs = 0, desc = 'handrail: show the permission rules in force and the i
 vim.api.nvim_create_user_command('HandrailTrust', function()
   handrail().trust_workspace()
 end, { nargs = 0, desc = "handrail: trust the workspace folder (Neovim's trust database) and tell handrail" })
+
+-- <Plug> mappings (see :help handrail-mappings); handrail maps no keys of its own outside its windows.
+local plug = {
+  { 'n', '<Plug>(handrail-input)', '<Cmd>HandrailInput<CR>', 'write a prompt' },
+  { 'x', '<Plug>(handrail-ask-selection)', ':Handrail<Space>', 'ask about the selection' },
+  { 'n', '<Plug>(handrail-chat)', '<Cmd>HandrailChat<CR>', 'show or hide the chat' },
+  { 'n', '<Plug>(handrail-cancel)', '<Cmd>HandrailCancel<CR>', 'cancel the turn' },
+  { 'n', '<Plug>(handrail-new)', '<Cmd>HandrailNew<CR>', 'new session' },
+  { 'n', '<Plug>(handrail-mode)', '<Cmd>HandrailMode<CR>', 'choose the permission mode' },
+}
+for _, m in ipairs(plug) do
+  vim.keymap.set(m[1], m[2], m[3], { desc = 'handrail: ' .. m[4] })
+end

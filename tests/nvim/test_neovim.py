@@ -202,9 +202,9 @@ def test_plugin_saves_an_edit_of_a_clean_buffer(workspace: Path, model: FakeMode
         assert r["current_is_file"] is True  # the chat opened beside, the cursor stayed
         # the permission prompt: the plugin's choices, with the diff in a float while asking
         select, _ = r["selects"]
-        allow, always, deny, feedback = select["labels"]
-        assert (allow, deny, feedback) == ("Allow once", "Deny", "Deny with feedback…")
-        assert always.startswith("Always allow Edit(")
+        allow, always, always_here, deny, feedback, cancel = select["labels"]
+        assert (allow, deny, feedback, cancel) == ("Allow once", "Deny", "Deny with feedback…", "Cancel the turn")
+        assert always.startswith("Always allow Edit(") and always_here == f"{always} in this workspace"
         assert "Edit" in select["prompt"]
         (diff,) = select["floats"]
         assert diff["filetype"] == "diff"
@@ -215,9 +215,11 @@ def test_plugin_saves_an_edit_of_a_clean_buffer(workspace: Path, model: FakeMode
         assert "Reading app.py." in chat and "Capitalised the greeting." in chat
         assert [line for line in chat if line.startswith(("  ✓", "  ✗", "  ⋯"))] == [
             "  ✓ Read app.py",
-            "  ✓ Edit app.py [allowed once]",
-            "  ✓ Edit app.py [allowed once]",
+            "  ✓ Edit app.py (+1 -1) [allowed once]",
+            "  ✓ Edit app.py (+1 -1) [allowed once]",
         ]
+        # an edit shows its diff (folded), not the model-facing result text
+        assert "    ┃ -    return 'hello ' + name" in chat and "    ┃ +    return 'Hello ' + name" in chat
         assert any(line.startswith("    │ ") for line in chat)
         assert r["chat_visible"] and r["preview_folded"] is True
         assert chat[-1] == "── done ──"
@@ -530,7 +532,14 @@ def test_plugin_prompt_leads_with_the_command_and_adds_every_rule(
         assert run.ok
         (select,) = run.result["selects"]  # the second command was not asked about
         assert select["prompt"].startswith(f"handrail wants to run Bash: $ {first} — the model describes it as: Push")
-        assert select["labels"] == ["Allow once", always, "Deny", "Deny with feedback…"]
+        assert select["labels"] == [
+            "Allow once",
+            always,
+            f"{always} in this workspace",
+            "Deny",
+            "Deny with feedback…",
+            "Cancel the turn",
+        ]
         assert select["floats"] == []  # the question shows the whole command
         (second,) = tool_results(model.requests[2])
         assert not second.get("is_error") and (workspace / "again" / "y").exists()
@@ -612,3 +621,61 @@ def test_plugin_shows_thinking_folded_usage_and_a_statusline(
         assert tail[1].startswith("  ✗ In Neovim: set it with require('handrail').setup({ settings = { handrail = {")
         assert tail[2] == "── error ──"
         assert model.errors == []
+
+
+def test_plugin_creates_new_files(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    lines, bare = workspace / "new.txt", workspace / "sub" / "bare"
+    model.add(
+        Reply.of(
+            ToolUse("Write", {"file_path": str(lines), "content": "first\nsecond\n"}),
+            ToolUse("Write", {"file_path": str(bare), "content": "no final newline"}),
+        ),
+        Reply.of(Text("Created both.")),
+    )
+    run = run_nvim("plugin_create", workspace, model, tmp_path, CREATED="new.txt,sub/bare")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["ask"]["stopReason"] == "end_turn"
+        results = tool_results(model.requests[1])
+        assert [block.get("is_error") for block in results] == [None, None], [result_text(b) for b in results]
+        assert lines.read_text() == "first\nsecond\n"
+        # Neovim ends every file with a line break; the model is told its text got one
+        assert bare.read_text() == "no final newline\n" and "ends with one" in result_text(results[1])
+        # saved by the editor: no modified buffer left for :qa to stop on
+        assert r["modified_buffers"] == []
+        assert r["created"]["new.txt"]["lines"] == ["first", "second"]
+        assert r["created"]["new.txt"]["modified"] is False and r["created"]["sub/bare"]["modified"] is False
+
+
+def test_plugin_survives_a_server_exit_without_writing_behind_buffers(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    app, data = workspace / "app.py", workspace / "data"
+    data.write_text("raw\n")
+    model.add(Reply.of(Text("Hi.")))
+    model.add(
+        Reply.of(ToolUse("Read", {"file_path": str(data)}), ToolUse("Read", {"file_path": str(app)})),
+        _edit(app, "'hello '", "'Hello '"),
+        Reply.of(Text("Done.")),
+    )
+    run = run_nvim("plugin_restart", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["killed"] >= 1
+        exited = [note["msg"] for note in r["notes"] if "exited" in note["msg"]]
+        assert exited and "the next :Handrail starts a new server" in exited[0]
+        assert any("the server exited" in line for line in r["chat"])
+        assert r["ask"]["stopReason"] == "end_turn" and r["servers_after"] == 1
+        assert r["attached"] == [{"app": True, "data": True}]
+        # the agent read the buffer's unsaved line (a file without a filetype too) ...
+        read_data, read_app = tool_results(model.requests[2])
+        assert "unsaved in data" in result_text(read_data) and "# my unsaved note" in result_text(read_app)
+        # ... and edited the buffer, keeping the user's text; nothing was written behind either buffer
+        (edit,) = tool_results(model.requests[3])
+        assert not edit.get("is_error"), result_text(edit)
+        assert r["app_buffer"] == [*APP_EDITED.splitlines(), "# my unsaved note"] and r["app_modified"] is True
+        assert r["app_disk"] == APP and r["data_disk"] == "raw\ntyped in data\n"
+        assert r["file_changed"] == []
+

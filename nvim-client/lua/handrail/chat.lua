@@ -1,29 +1,38 @@
 -- The chat buffer `handrail://chat`: renders `handrail/chat` notifications as they stream.
 --
--- Layout (one block per turn):
---   > the prompt
+-- Layout (one block per turn; the buffer is highlighted as markdown when the parser is there, and
+-- handrail's own lines by a decoration provider on top):
+--   > the prompt (and the context sent with it)
 --     ✻ thinking
---     ┆ the model's thinking, streamed     <- folded (foldexpr on the "  ┆ " prefix)
---   streamed assistant text, appended in place
---     ⋯ Read /path/file.py (running)        <- one line per tool call, updated in place
---     ✓ Edit /path/file.py [allowed once]
---       │ result preview lines             <- folded (foldexpr on the "    │ " prefix)
+--     ┆ the model's thinking, streamed        <- folded
+--   streamed assistant text (markdown), appended in place
+--     ⋯ Read src/app.py (running)              <- one line per tool call, updated in place
+--     ✓ Edit src/app.py (+1 -1) [allowed once]
+--       ┃ @@ -1,2 +1,2 @@                      <- an edit's diff, folded
+--     ✓ Bash $ make test
+--       │ result preview lines                 <- folded
+--     ☑ the todo list, updated in place       <- one block per turn
+--     ⧗ background: shell `npm run dev` running
 --     Σ 12k input tokens (10k from the cache, 1.2k written to it) · 450 output · $0.012 · context 6% of 200k
 --   ── done ──
 local api = vim.api
+
+local buffers = require('handrail.buffers')
+local protocol = require('handrail.protocol')
+local visible = require('handrail.visible')
 
 local M = {}
 
 local NAME = 'handrail://chat'
 local PREVIEW_PREFIX = '    │ '
+local DIFF_PREFIX = '    ┃ '
 local THINKING_PREFIX = '  ┆ '
--- failures whose fix is this plugin's configuration: say where the key goes
-local KEY_FAILURES = { noApiKey = true, apiKey = true }
 local KEY_HINT = "set it with require('handrail').setup({ settings = { handrail = { apiKey = '…' } } }), "
   .. 'or ANTHROPIC_API_KEY in the environment Neovim starts in'
 local ns = api.nvim_create_namespace('handrail.chat')
+local hl_ns = api.nvim_create_namespace('handrail.chat.highlight')
 
-M.config = { position = 'right', size = nil, preview_lines = 12 }
+M.config = { position = 'right', size = nil, preview_lines = 12, markdown = true, input_height = 5 }
 
 local ICON = { running = '⋯', ok = '✓', error = '✗' }
 local PERMISSION = {
@@ -33,14 +42,81 @@ local PERMISSION = {
   deny = 'denied',
   cancelled = 'cancelled',
 }
+local PLAN_PERMISSION = { allow = 'approved', deny = 'kept planning', cancelled = 'cancelled' }
 local STOP = { end_turn = 'done' }
+local TODO_ICON = { completed = '☑', in_progress = '◐', pending = '☐' }
+
+--- Highlight groups (each links to a standard group unless you define it; see :help handrail-highlights).
+M.HIGHLIGHTS = {
+  HandrailPrompt = 'Title',
+  HandrailToolRunning = 'DiagnosticWarn',
+  HandrailToolOk = 'DiagnosticOk',
+  HandrailToolError = 'DiagnosticError',
+  HandrailPreview = 'Comment',
+  HandrailDiffAdd = 'Added',
+  HandrailDiffDelete = 'Removed',
+  HandrailDiffHunk = 'Special',
+  HandrailThinking = 'Comment',
+  HandrailUsage = 'NonText',
+  HandrailNote = 'NonText',
+  HandrailMode = 'Special',
+  HandrailTodo = 'Normal',
+  HandrailTodoActive = 'DiagnosticWarn',
+  HandrailTodoDone = 'Comment',
+  HandrailBackground = 'DiagnosticInfo',
+}
+
+function M.define_highlights()
+  for group, target in pairs(M.HIGHLIGHTS) do
+    api.nvim_set_hl(0, group, { link = target, default = true })
+  end
+end
+
+--- Which highlight group a chat line gets from its prefix (nil: the markdown highlighting alone).
+---@param line string
+---@return string?
+function M.line_group(line)
+  local first = line:sub(1, 2)
+  if first == '> ' then
+    return 'HandrailPrompt'
+  elseif vim.startswith(line, DIFF_PREFIX) then
+    local mark = line:sub(#DIFF_PREFIX + 1, #DIFF_PREFIX + 1)
+    return mark == '+' and 'HandrailDiffAdd' or mark == '-' and 'HandrailDiffDelete'
+      or mark == '@' and 'HandrailDiffHunk' or 'HandrailPreview'
+  elseif vim.startswith(line, PREVIEW_PREFIX) then
+    return 'HandrailPreview'
+  elseif vim.startswith(line, THINKING_PREFIX) or line == '  ✻ thinking' then
+    return 'HandrailThinking'
+  elseif vim.startswith(line, '── ') or vim.startswith(line, '  ↻ ') then
+    return 'HandrailNote'
+  end
+  local lead = line:match('^  (%S+) ')
+  return ({
+    ['⋯'] = 'HandrailToolRunning',
+    ['✓'] = 'HandrailToolOk',
+    ['✗'] = 'HandrailToolError',
+    ['Σ'] = 'HandrailUsage',
+    ['◆'] = 'HandrailMode',
+    ['☐'] = 'HandrailTodo',
+    ['◐'] = 'HandrailTodoActive',
+    ['☑'] = 'HandrailTodoDone',
+    ['⧗'] = 'HandrailBackground',
+  })[lead]
+end
 
 ---@class handrail.ChatTool
 ---@field mark integer extmark on the tool line
+---@field name string?
 ---@field label string
 ---@field status 'running'|'ok'|'error'
 ---@field progress string?
 ---@field permission string?
+---@field path string? the file an Edit/Write/MultiEdit changes
+---@field before string? that file's text when the call started
+
+---@class handrail.ChatBlock
+---@field mark integer extmark on the block's first line
+---@field lines integer how many lines it has
 
 ---@class handrail.ChatTurn
 ---@field text_end integer? extmark on the last line of the open text block
@@ -48,6 +124,7 @@ local STOP = { end_turn = 'done' }
 ---@field thinking_end integer? extmark on the last line of the open thinking block
 ---@field thinking_lines integer how many lines the open thinking block has (its header included)
 ---@field tools table<string, handrail.ChatTool>
+---@field blocks table<string, handrail.ChatBlock> blocks updated in place: 'todos', 'background'
 
 local state = {
   buf = nil, ---@type integer?
@@ -55,50 +132,20 @@ local state = {
   turns = {}, ---@type table<string, handrail.ChatTurn>
 }
 
-local function define_highlights()
-  local links = {
-    HandrailPrompt = 'Title',
-    HandrailToolRunning = 'DiagnosticWarn',
-    HandrailToolOk = 'DiagnosticOk',
-    HandrailToolError = 'DiagnosticError',
-    HandrailPreview = 'Comment',
-    HandrailThinking = 'Comment',
-    HandrailUsage = 'NonText',
-    HandrailNote = 'NonText',
-  }
-  for group, target in pairs(links) do
-    api.nvim_set_hl(0, group, { link = target, default = true })
-  end
-end
-
-local function set_syntax(buf)
-  api.nvim_buf_call(buf, function()
-    vim.cmd([[
-      syntax clear
-      syntax match HandrailPrompt /^> .*/
-      syntax match HandrailToolRunning /^  ⋯ .*/
-      syntax match HandrailToolOk /^  ✓ .*/
-      syntax match HandrailToolError /^  ✗ .*/
-      syntax match HandrailPreview /^    │ .*/
-      syntax match HandrailThinking /^  ┆ .*/
-      syntax match HandrailThinking /^  ✻ thinking$/
-      syntax match HandrailUsage /^  Σ .*/
-      syntax match HandrailNote /^── .* ──$/
-      syntax match HandrailNote /^  ↻ .*/
-    ]])
-  end)
-end
-
---- Folds: preview lines and thinking lines (and only they) are at level 1.
+--- Folds: preview, diff and thinking lines (and only they) are at level 1.
 function M.foldexpr(lnum)
   local line = vim.fn.getline(lnum or vim.v.lnum)
-  return (vim.startswith(line, PREVIEW_PREFIX) or vim.startswith(line, THINKING_PREFIX)) and '1' or '0'
+  return (vim.startswith(line, PREVIEW_PREFIX) or vim.startswith(line, DIFF_PREFIX)
+    or vim.startswith(line, THINKING_PREFIX)) and '1' or '0'
 end
 
 function M.foldtext()
   local n = vim.v.foldend - vim.v.foldstart + 1
-  if vim.startswith(vim.fn.getline(vim.v.foldstart), THINKING_PREFIX) then
+  local first = vim.fn.getline(vim.v.foldstart)
+  if vim.startswith(first, THINKING_PREFIX) then
     return string.format('  ▸ %d line%s of thinking', n, n == 1 and '' or 's')
+  elseif vim.startswith(first, DIFF_PREFIX) then
+    return string.format('    ▸ %d line%s of diff (zo opens)', n, n == 1 and '' or 's')
   end
   return string.format('    ▸ %d line%s of output', n, n == 1 and '' or 's')
 end
@@ -115,9 +162,56 @@ local function set_window_options(win)
   wo.foldtext = "v:lua.require'handrail.chat'.foldtext()"
   wo.foldlevel = 0
   wo.foldenable = true
+  wo.conceallevel = 2 -- markdown: hide the `**` around bold text and the like
+  wo.concealcursor = 'nc'
+end
+
+api.nvim_set_decoration_provider(hl_ns, {
+  on_win = function(_, _, buf)
+    return buf == state.buf
+  end,
+  on_line = function(_, _, buf, row)
+    local line = api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+    local group = line and line ~= '' and M.line_group(line)
+    if group then
+      api.nvim_buf_set_extmark(buf, hl_ns, row, 0, {
+        end_col = #line,
+        hl_group = group,
+        priority = 200, -- over the markdown highlighting
+        ephemeral = true,
+      })
+    end
+  end,
+})
+
+--- Highlight `buf` as markdown with treesitter, when enabled and the parser is there.
+---@param buf integer
+---@return boolean
+function M.start_markdown(buf)
+  if not M.config.markdown then
+    return false
+  end
+  pcall(vim.treesitter.language.register, 'markdown', { 'handrail', 'handrail-input' })
+  return (pcall(vim.treesitter.start, buf, 'markdown'))
+end
+
+local function set_keys(buf)
+  local function map(lhs, rhs, desc)
+    vim.keymap.set('n', lhs, rhs, { buffer = buf, nowait = true, desc = 'handrail: ' .. desc })
+  end
+  map('q', function()
+    M.close()
+  end, 'close the chat')
+  map('i', function()
+    require('handrail').input()
+  end, 'write a prompt')
+  map('<C-c>', function()
+    require('handrail').cancel()
+  end, "cancel the session's turn")
 end
 
 --- The chat buffer, created on first use.
+---@return integer
 function M.buf()
   if state.buf and api.nvim_buf_is_valid(state.buf) then
     return state.buf
@@ -133,8 +227,9 @@ function M.buf()
   vim.bo[buf].undolevels = -1
   vim.bo[buf].filetype = 'handrail'
   vim.bo[buf].modifiable = false
-  define_highlights()
-  set_syntax(buf)
+  M.define_highlights()
+  M.start_markdown(buf)
+  set_keys(buf)
   api.nvim_create_autocmd('BufWinEnter', {
     buffer = buf,
     callback = function()
@@ -158,12 +253,14 @@ local function chat_windows()
   end
   return wins
 end
+M.windows = chat_windows
 
 function M.is_visible()
   return #chat_windows() > 0
 end
 
 --- Show the chat in a split without moving the cursor there.
+---@return integer win
 function M.open()
   local buf = M.buf()
   local wins = chat_windows()
@@ -181,16 +278,21 @@ function M.open()
   return win
 end
 
-function M.toggle()
-  local wins = chat_windows()
-  if #wins == 0 then
-    M.open()
-    return
-  end
-  for _, win in ipairs(wins) do
+--- Close the chat's windows (and the input's) in this tab page, keeping the last window of the tab.
+function M.close()
+  require('handrail.input').close()
+  for _, win in ipairs(chat_windows()) do
     if #api.nvim_tabpage_list_wins(0) > 1 then
       api.nvim_win_close(win, false)
     end
+  end
+end
+
+function M.toggle()
+  if #chat_windows() == 0 then
+    M.open()
+  else
+    M.close()
   end
 end
 
@@ -246,7 +348,7 @@ end
 local function turn_of(session_id)
   local turn = state.turns[session_id]
   if not turn then
-    turn = { tools = {}, text_lines = 0 }
+    turn = { tools = {}, text_lines = 0, blocks = {} }
     state.turns[session_id] = turn
   end
   return turn
@@ -257,10 +359,24 @@ local function close_text(turn)
   turn.thinking_end, turn.thinking_lines = nil, 0
 end
 
+--- Replace (or first add, at the end) the lines of the turn's block `key`.
+local function set_block(buf, turn, key, lines)
+  local block = turn.blocks[key]
+  if block then
+    local row = row_of(buf, block.mark)
+    api.nvim_buf_set_lines(buf, row, row + block.lines, false, lines)
+    block.mark, block.lines = mark_at(buf, row, block.mark), #lines
+    return
+  end
+  close_text(turn)
+  local row = append(buf, lines)
+  turn.blocks[key] = { mark = mark_at(buf, row), lines = #lines }
+end
+
 local function tool_line(tool)
   local line = '  ' .. ICON[tool.status] .. ' ' .. tool.label
   if tool.status == 'running' then
-    line = line .. ' (running' .. (tool.progress and (': ' .. tool.progress) or '') .. ')'
+    line = line .. ' (running' .. (tool.progress and (': ' .. visible.visible(tool.progress)) or '') .. ')'
   end
   if tool.permission then
     line = line .. ' [' .. tool.permission .. ']'
@@ -270,7 +386,7 @@ end
 
 local function render_tool(buf, tool)
   local row = row_of(buf, tool.mark)
-  api.nvim_buf_set_lines(buf, row, row + 1, false, { (tool_line(tool):gsub('\n', ' ')) })
+  api.nvim_buf_set_lines(buf, row, row + 1, false, { tool_line(tool) })
   tool.mark = mark_at(buf, row, tool.mark)
 end
 
@@ -292,7 +408,11 @@ local function tool_of(buf, turn, id, name, summary)
   if name and name ~= '' and not vim.startswith(label, name) then
     label = name .. ' ' .. label
   end
-  tool = { label = shorten(label), status = 'running' }
+  tool = { name = name, label = shorten(visible.visible((label:gsub('\n', ' ')))), status = 'running' }
+  if name and protocol.tool.file_changers[name] and type(summary) == 'string' then
+    tool.path = summary:sub(#name + 2)
+    tool.before = buffers.text(tool.path)
+  end
   close_text(turn)
   tool.mark = mark_at(buf, append(buf, { '' }))
   turn.tools[id] = tool
@@ -304,7 +424,7 @@ local handlers = {}
 
 function handlers.turnStart(buf, turn, ev)
   close_text(turn)
-  turn.tools = {}
+  turn.tools, turn.blocks = {}, {}
   local lines = {}
   if not state.empty then
     table.insert(lines, '')
@@ -360,7 +480,7 @@ function handlers.retry(buf, turn, ev)
     end
   end
   close_text(turn)
-  append(buf, { '  ↻ retrying: ' .. (ev.reason or 'the model stream failed') })
+  append(buf, { '  ↻ retrying: ' .. visible.visible(ev.reason or 'the model stream failed') })
 end
 
 function handlers.toolStart(buf, turn, ev)
@@ -375,7 +495,8 @@ end
 
 function handlers.permission(buf, turn, ev)
   local tool = tool_of(buf, turn, ev.toolUseId, nil, nil)
-  tool.permission = PERMISSION[ev.decision] or ev.decision
+  local labels = tool.name == protocol.tool.plan and PLAN_PERMISSION or PERMISSION
+  tool.permission = labels[ev.decision] or PERMISSION[ev.decision] or ev.decision
   render_tool(buf, tool)
 end
 
@@ -384,26 +505,82 @@ function handlers.mode(buf, turn, ev)
   append(buf, { '  ◆ permission mode: ' .. tostring(ev.mode) })
 end
 
+--- The unified diff (lines) between two texts, and its added and removed line counts.
+---@return string[]?, integer, integer
+local function diff_of(before, after)
+  if before == nil or after == nil or before == after then
+    return nil, 0, 0
+  end
+  local ok, diff = pcall(vim.diff, before, after, { result_type = 'unified', ctxlen = 2 })
+  if not ok or type(diff) ~= 'string' or diff == '' then
+    return nil, 0, 0
+  end
+  local lines = split_lines((diff:gsub('\n$', '')))
+  local added, removed = 0, 0
+  for _, line in ipairs(lines) do
+    local mark = line:sub(1, 1)
+    if mark == '+' then
+      added = added + 1
+    elseif mark == '-' then
+      removed = removed + 1
+    end
+  end
+  return lines, added, removed
+end
+
 function handlers.toolResult(buf, turn, ev)
   close_text(turn)
   local tool = tool_of(buf, turn, ev.toolUseId, nil, nil)
   tool.status = ev.isError and 'error' or 'ok'
   tool.progress = nil
+  local prefix, shown = PREVIEW_PREFIX, split_lines((ev.preview or ''):gsub('\n+$', ''))
+  if not ev.isError and tool.path then
+    local diff, added, removed = diff_of(tool.before, buffers.text(tool.path))
+    if diff then
+      tool.label = tool.label .. string.format(' (+%d -%d)', added, removed)
+      prefix, shown = DIFF_PREFIX, diff
+    end
+  end
   render_tool(buf, tool)
-  local preview = split_lines((ev.preview or ''):gsub('\n+$', ''))
-  if #preview == 1 and preview[1] == '' then
+  if #shown == 1 and shown[1] == '' then
     return
   end
-  local max = M.config.preview_lines
+  local max = prefix == DIFF_PREFIX and math.max(M.config.preview_lines, 200) or M.config.preview_lines
   local lines = {}
-  for i = 1, math.min(#preview, max) do
-    table.insert(lines, PREVIEW_PREFIX .. preview[i])
+  for i = 1, math.min(#shown, max) do
+    table.insert(lines, prefix .. visible.visible(shown[i]))
   end
-  if #preview > max then
-    table.insert(lines, PREVIEW_PREFIX .. string.format('… %d more lines', #preview - max))
+  if #shown > max then
+    table.insert(lines, prefix .. string.format('… %d more lines', #shown - max))
   end
   local row = row_of(buf, tool.mark)
   api.nvim_buf_set_lines(buf, row + 1, row + 1, false, lines)
+end
+
+--- The task list (TodoWrite), shown once per turn and updated in place.
+function handlers.todos(buf, turn, ev)
+  local todos = type(ev.todos) == 'table' and ev.todos or {}
+  local lines = {}
+  for _, todo in ipairs(todos) do
+    local status = todo.status or 'pending'
+    local text = status == 'in_progress' and todo.activeForm or todo.content
+    table.insert(lines, string.format('  %s %s', TODO_ICON[status] or '☐', visible.visible(tostring(text or ''))))
+  end
+  if #lines == 0 then
+    lines = { '  ☐ (the task list is empty)' }
+  end
+  set_block(buf, turn, 'todos', lines)
+end
+
+--- The session's background agents and shells, one line updated in place.
+function handlers.background(buf, turn, ev)
+  local parts = {}
+  for _, task in ipairs(type(ev.tasks) == 'table' and ev.tasks or {}) do
+    table.insert(parts, string.format('%s `%s` %s', task.kind or 'task',
+      visible.visible(tostring(task.description or task.id or '?')), task.status or ''))
+  end
+  local line = '  ⧗ background: ' .. (#parts > 0 and table.concat(parts, ' · ') or 'none')
+  set_block(buf, turn, 'background', { line })
 end
 
 --- A compact token count: 950, 1.2k, 3.4M.
@@ -472,7 +649,7 @@ function handlers.turnEnd(buf, turn, ev)
     for _, line in ipairs(split_lines(failure)) do
       table.insert(lines, '  ✗ ' .. line)
     end
-    if type(ev.error) == 'table' and KEY_FAILURES[ev.error.kind] then
+    if type(ev.error) == 'table' and protocol.key_failures[ev.error.kind] then
       table.insert(lines, '  ✗ In Neovim: ' .. KEY_HINT .. '.')
     end
   end
@@ -496,6 +673,7 @@ function M.on_event(ev)
 end
 
 --- A line from the plugin itself (errors, session changes).
+---@param text string
 function M.note(text)
   edit(function(buf)
     local lines = {}
@@ -506,7 +684,27 @@ function M.note(text)
   end)
 end
 
+--- The session's turn ended without its `turnEnd` (the server exited): mark what was still running.
+---@param session_id string
+function M.interrupted(session_id)
+  local turn = state.turns[session_id]
+  if not turn then
+    return
+  end
+  edit(function(buf)
+    for _, tool in pairs(turn.tools) do
+      if tool.status == 'running' then
+        tool.status, tool.progress, tool.permission = 'error', nil, 'interrupted'
+        render_tool(buf, tool)
+      end
+    end
+    close_text(turn)
+    append(buf, { '── interrupted ──' })
+  end)
+end
+
 --- The chat's lines (for tests and statuslines).
+---@return string[]
 function M.lines()
   return api.nvim_buf_get_lines(M.buf(), 0, -1, false)
 end

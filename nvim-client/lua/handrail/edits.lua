@@ -31,6 +31,25 @@ local function break_undo(buf)
   end)
 end
 
+--- Buffers of files the agent created (`CreateFile` of a file that did not exist): Neovim writes the new
+--- file empty and fills the buffer, so an empty disk file is what saving such a buffer replaces.
+local created = {} ---@type table<integer, true>
+
+--- The files `edit` creates that do not exist yet.
+---@return string[]
+local function new_files(edit)
+  local fnames = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind == 'create' and type(change.uri) == 'string' then
+      local ok, fname = pcall(vim.uri_to_fname, change.uri)
+      if ok and not vim.uv.fs_stat(fname) then
+        table.insert(fnames, fname)
+      end
+    end
+  end
+  return fnames
+end
+
 local function edited_buffers(edit)
   local bufs = {}
   for _, change in ipairs(edit.documentChanges or {}) do
@@ -53,6 +72,7 @@ end
 --- `workspace/applyEdit`: Neovim's own handler, with the edit as one undo step of its own and
 --- without its "Workspace edit" message (the chat shows the tool call).
 function M.apply_edit(err, params, ctx)
+  local creates = new_files(params.edit or {})
   local bufs = edited_buffers(params.edit or {})
   for buf in pairs(bufs) do
     before[buf] = { lines = api.nvim_buf_get_lines(buf, 0, -1, false) }
@@ -65,6 +85,12 @@ function M.apply_edit(err, params, ctx)
     if api.nvim_buf_is_valid(buf) then
       break_undo(buf)
       before[buf].tick = api.nvim_buf_get_changedtick(buf)
+    end
+  end
+  for _, fname in ipairs(creates) do
+    local buf = vim.fn.bufnr(fname)
+    if buf ~= -1 and vim.uv.fs_stat(fname) then
+      created[buf] = true
     end
   end
   return result
@@ -90,6 +116,10 @@ local function safe_to_write(buf, fname)
   end
   if vim.deep_equal(disk, api.nvim_buf_get_lines(buf, 0, -1, false)) then
     return true
+  end
+  if created[buf] then
+    local stat = vim.uv.fs_stat(fname)
+    return stat ~= nil and stat.size == 0 -- still the empty file Neovim created for the agent
   end
   local prior = before[buf]
   return prior ~= nil and prior.tick == api.nvim_buf_get_changedtick(buf) and vim.deep_equal(disk, prior.lines)
@@ -118,7 +148,7 @@ function M.save_document(_, params, _)
   local ok = pcall(api.nvim_buf_call, buf, function()
     vim.cmd(cmd)
   end)
-  before[buf] = nil
+  before[buf], created[buf] = nil, nil
   return { saved = ok and not vim.bo[buf].modified }
 end
 

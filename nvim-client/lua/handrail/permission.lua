@@ -76,13 +76,18 @@ local function show_detail(params)
   return win
 end
 
---- The choices offered for `params`.
+-- Deny this call and cancel the whole turn (closing the question any other way only denies the call).
+local CANCEL_TURN = { label = 'Cancel the turn', answer = { decision = 'deny' }, cancel_turn = true }
+
+--- The choices offered for `params`: each has a `label` and the `answer` sent, or `feedback` (ask for
+--- it, then deny) or `cancel_turn` (deny, then cancel the session's turn).
 function M.choices(params)
   if params.tool == PLAN_TOOL then
     return {
       { label = 'Approve plan', answer = { decision = 'allow' } },
       { label = 'Keep planning', answer = { decision = 'deny' } },
       { label = 'Keep planning, with feedback…', feedback = true },
+      CANCEL_TURN,
     }
   end
   local items = { { label = 'Allow once', answer = { decision = 'allow' } } }
@@ -96,12 +101,18 @@ function M.choices(params)
     rules = { params.tool }
   end
   -- one choice adds every suggested rule: a compound command needs all of them
+  local always = 'Always allow ' .. visible.visible(table.concat(rules, ', '))
   table.insert(items, {
-    label = 'Always allow ' .. visible.visible(table.concat(rules, ', ')),
-    answer = { decision = 'allowAlways', rules = rules, rule = rules[1] },
+    label = always,
+    answer = { decision = 'allowAlways', rules = rules, rule = rules[1], destination = 'session' },
+  })
+  table.insert(items, {
+    label = always .. ' in this workspace',
+    answer = { decision = 'allowAlways', rules = rules, rule = rules[1], destination = 'localSettings' },
   })
   table.insert(items, { label = 'Deny', answer = { decision = 'deny' } })
   table.insert(items, { label = 'Deny with feedback…', feedback = true })
+  table.insert(items, CANCEL_TURN)
   return items
 end
 
@@ -140,6 +151,11 @@ local function ask(params, done)
     if not choice then
       return done({ decision = 'deny' })
     end
+    if choice.cancel_turn then
+      -- the cancel goes out before the answer: the turn ends instead of going on without this call
+      require('handrail').cancel(params.sessionId)
+      return done(choice.answer)
+    end
     if not choice.feedback then
       return done(choice.answer)
     end
@@ -161,6 +177,14 @@ function M.close_pending(session_id)
     close_window(win)
   end
   pending[session_id] = nil
+end
+
+--- Close every open question (the server exited: nobody waits for the answers).
+function M.close_all()
+  for session_id in pairs(pending) do
+    M.close_pending(session_id)
+  end
+  prompts.abandon_all()
 end
 
 --- The `handrail/permission` request handler. It runs in the coroutine Neovim's RPC layer gives

@@ -5,9 +5,15 @@ local api = vim.api
 
 local M = {}
 
-local open = {} ---@type table<string, { windows: integer[], finish: fun(result: any) }>
+local open = {} ---@type table<string, { windows: (integer|fun())[], finish: fun(result: any) }>
 
+--- Close a prompt's window (and wipe its buffer); a function in its place is called instead.
+---@param win integer|fun()|nil
 local function close_window(win)
+  if type(win) == 'function' then
+    pcall(win)
+    return
+  end
   if win and api.nvim_win_is_valid(win) then
     local buf = api.nvim_win_get_buf(win)
     pcall(api.nvim_win_close, win, true)
@@ -20,7 +26,8 @@ M.close_window = close_window
 
 --- Run `start(finish)` for the prompt of `id` and wait (yielding the handler's coroutine) until
 --- `finish(result)` is called or the prompt is abandoned (then the result is nil). `windows` are
---- closed when it ends. Must run inside the coroutine Neovim gives server requests.
+--- closed when it ends (a function among them is called: it closes what the prompt opened). Must run
+--- inside the coroutine Neovim gives server requests.
 function M.wait(id, windows, start)
   local co = coroutine.running()
   local finished = false
@@ -54,6 +61,13 @@ function M.abandon(id)
     end
     prompt.windows = {}
     prompt.finish(nil)
+  end
+end
+
+--- Close every open prompt (the server that asked is gone).
+function M.abandon_all()
+  for id in pairs(open) do
+    M.abandon(id)
   end
 end
 
