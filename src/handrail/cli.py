@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import platform
 import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from handrail import __version__
 from handrail.permissions.modes import PERMISSION_MODES
 
 
@@ -36,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     parser = argparse.ArgumentParser(prog="handrail", description=__doc__)
     parser.add_argument("--log-level", default=os.environ.get("HANDRAIL_LOG_LEVEL", "WARNING"))
+    parser.add_argument(  # editors' health checks read it (Neovim's :checkhealth handrail)
+        "--version", action="version", version=f"handrail {__version__} (Python {platform.python_version()})"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     lsp = commands.add_parser("lsp", help="serve the Language Server Protocol (stdio unless --tcp)")
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")

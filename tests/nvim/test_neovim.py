@@ -679,3 +679,18 @@ def test_plugin_survives_a_server_exit_without_writing_behind_buffers(
         assert r["app_disk"] == APP and r["data_disk"] == "raw\ntyped in data\n"
         assert r["file_changed"] == []
 
+
+def test_plugin_checkhealth(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    run = run_nvim("plugin_health", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        before, running = "\n".join(run.result["before"]), "\n".join(run.result["running"])
+        for report in (before, running):
+            assert "OK Neovim 0.1" in report and "OK setup() done (client name 'handrail')" in report
+            assert re.search(r"OK handrail \d+\.\d+\.\d+ \(Python 3\.\d+\.\d+\) at /\S+/handrail", report)
+            assert "OK API key: ANTHROPIC_API_KEY is set" in report and "test-key" not in report
+            assert "vim.ui.select" in report
+            assert "sessions (transcripts) are stored in " + str(tmp_path / "xdg" / "state" / "handrail") in report
+            assert "ERROR" not in report
+        assert f"no handrail server running; the workspace would be {workspace} (not trusted)" in before
+        assert re.search(rf"OK server \d+ \(handrail 0\.1\.0\) for {re.escape(str(workspace))}: not trusted, 1 buffer", running)
