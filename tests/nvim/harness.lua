@@ -126,11 +126,15 @@ function H.stub_ui()
   end
 end
 
---- Load the plugin from $PLUGIN_DIR the way a plugin manager would, and set it up.
+--- Load the plugin from $PLUGIN_DIR the way a plugin manager would, and set it up (questions through
+--- vim.ui.select unless `opts.review` says otherwise).
 function H.setup_plugin(opts)
   vim.opt.runtimepath:prepend(vim.env.PLUGIN_DIR)
   vim.cmd.runtime('plugin/handrail.lua')
-  require('handrail').setup(opts or {})
+  opts = opts or {}
+  -- the stubbed vim.ui.select answers questions, unless a scenario asks for the review window
+  opts.review = opts.review or { ui = 'select' }
+  require('handrail').setup(opts)
   vim.api.nvim_create_autocmd('User', {
     pattern = 'HandrailAskDone',
     callback = function(ev)

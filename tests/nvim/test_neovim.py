@@ -145,7 +145,7 @@ def readme_plain_snippet() -> str:
     for block in blocks:
         code = textwrap.dedent(block)
         if "vim.lsp.enable('handrail')" in code and "require('handrail')" not in code:
-            return code
+            return code.replace("/path/to/handrail/.venv/bin/handrail", str(BIN / "handrail"))
     raise AssertionError("README.md has no plain-LSP Neovim snippet (a lua block with vim.lsp.enable('handrail'))")
 
 
@@ -579,11 +579,12 @@ def test_plugin_plan_approval(workspace: Path, model: FakeModel, tmp_path: Path)
         assert run.ok
         r = run.result
         (select,) = r["selects"]
-        assert select["labels"] == ["Approve plan", "Keep planning", "Keep planning, with feedback…"]
+        assert select["labels"] == ["Approve plan", "Keep planning", "Keep planning, with feedback…", "Cancel the turn"]
         (shown,) = select["floats"]
         assert shown["filetype"] == "markdown" and shown["lines"] == plan.splitlines()
         modes = [line for line in r["chat"] if line.startswith("  ◆")]
         assert modes == ["  ◆ permission mode: plan", "  ◆ permission mode: default"]
+        assert any(line.startswith("  ✓ ExitPlanMode") and line.endswith("[approved]") for line in r["chat"])
         (approved,) = tool_results(model.requests[2])
         assert not approved.get("is_error") and "mode now: default" in result_text(approved)
 
@@ -694,3 +695,72 @@ def test_plugin_checkhealth(workspace: Path, model: FakeModel, tmp_path: Path) -
             assert "ERROR" not in report
         assert f"no handrail server running; the workspace would be {workspace} (not trusted)" in before
         assert re.search(rf"OK server \d+ \(handrail 0\.1\.0\) for {re.escape(str(workspace))}: not trusted, 1 buffer", running)
+
+
+def test_plugin_question_cancels_the_turn(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(ToolUse("Bash", {"command": "mkdir made"})), Reply.of(Text("Never asked for.")))
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Make a folder", ANSWER="Cancel the turn")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["ask"]["stopReason"] == "cancelled"  # not a Deny the turn goes on after
+        assert len(model.requests) == 1 and not (workspace / "made").exists()
+        assert r["chat"][-1] == "── cancelled ──" and r["floats_after"] == 0
+
+
+def test_plugin_always_allow_in_this_workspace(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    made = workspace / "made.txt"
+    model.add(
+        Reply.of(ToolUse("Write", {"file_path": str(made), "content": "one\n"})),
+        Reply.of(ToolUse("Edit", {"file_path": str(made), "old_string": "one", "new_string": "two"})),  # not asked
+        Reply.of(Text("Done.")),
+    )
+    rule = f"Edit(/{made})"
+    here = f"Always allow {rule} in this workspace"
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Make a file", ANSWER=here)
+    with run.explained():
+        assert run.ok
+        (select,) = run.result["selects"]
+        assert here in select["labels"] and f"Always allow {rule}" in select["labels"]
+        saved = json.loads((workspace / ".handrail" / "settings.local.json").read_text())
+        assert saved["permissions"]["allow"] == [rule]
+        assert made.read_text() == "two\n"
+
+
+def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    big = workspace / "big.py"
+    big.write_text("".join(f"value_{i} = {i}\n" for i in range(80)))
+    new_text = "".join(f"value_{i} = {i * 2}\n" for i in range(80))
+    command = "mkdir made && echo " + "x" * 300 + " > made/log"
+    model.add(
+        Reply.of(ToolUse("Read", {"file_path": str(big)})),
+        Reply.of(ToolUse("Write", {"file_path": str(big), "content": new_text})),
+        Reply.of(ToolUse("Bash", {"command": command, "description": "Just a folder"})),
+        Reply.of(ToolUse("Bash", {"command": "mkdir second"})),
+        Reply.of(Text("Done.")),
+    )
+    run = run_nvim("plugin_review", workspace, model, tmp_path, PROMPT="Double them", KEYS='["a", "d", "<C-c>"]')
+    with run.explained():
+        assert run.ok
+        r = run.result
+        write, bash, cancelled = r["reviews"]
+        for review in r["reviews"]:
+            # a split of its own with the cursor in it (the diff scrolls at once), the chat still beside
+            assert review["focused"] and not review["floating"] and review["chat_visible"]
+            assert review["after_key_current_is_file"]  # the cursor went back
+            assert "a allow" in review["winbar"] and "<C-c> cancel turn" in review["winbar"]
+        lines = write["lines"]
+        assert lines[0].startswith("handrail wants to run Write")
+        assert "  a      Allow once" in lines and "  <C-c>  Cancel the turn" in lines
+        assert any(line.startswith("  A      Always allow Edit(") for line in lines)
+        assert any(line.startswith("  W      Always allow Edit(") and line.endswith("in this workspace") for line in lines)
+        # the whole diff, not a preview of it
+        assert "-value_79 = 79" in lines and "+value_79 = 158" in lines
+        assert f"$ {command}" in bash["lines"] and "# the model describes it as: Just a folder" in bash["lines"]
+        assert big.read_text() == new_text and not (workspace / "made").exists()
+        (denied,) = tool_results(model.requests[3])
+        assert denied["is_error"] is True
+        assert r["ask"]["stopReason"] == "cancelled" and not (workspace / "second").exists()
+        assert len(model.requests) == 4 and r["review_left"] is False

@@ -8,6 +8,11 @@ local M = {}
 ---@field markdown boolean highlight the chat as markdown with treesitter (when the parser is there)
 ---@field input_height integer lines of the input window under the chat
 
+---@class handrail.ReviewConfig
+---@field ui 'window'|'select' 'window': handrail's review window (keys a/A/W/d/f/<C-c>); 'select': vim.ui.select
+---@field focus boolean move the cursor into the review window when it opens (only from Normal mode)
+---@field height integer? the review window's height; nil: up to half the screen
+
 ---@class handrail.ContextConfig
 ---@field file boolean tell the agent which file and line the cursor is on
 ---@field selection boolean send a visual selection (`:'<,'>Handrail`) with its path and lines
@@ -27,6 +32,7 @@ local M = {}
 ---@field trust boolean workspace trust from Neovim's trust database (false: handrail's own approvals only)
 ---@field forward_diagnostics boolean send every buffer's diagnostics to handrail
 ---@field chat handrail.ChatConfig
+---@field review handrail.ReviewConfig
 ---@field context handrail.ContextConfig
 
 ---@type handrail.Config
@@ -45,6 +51,7 @@ M.defaults = {
   trust = true,
   forward_diagnostics = true,
   chat = { position = 'right', size = nil, preview_lines = 12, markdown = true, input_height = 5 },
+  review = { ui = 'window', focus = true, height = nil },
   context = { file = true, selection = true },
 }
 
@@ -52,7 +59,7 @@ M.defaults = {
 ---@type handrail.Config?
 M.current = nil
 
-local NESTED = { 'chat', 'context' }
+local NESTED = { 'chat', 'review', 'context' }
 
 --- Merge `opts` over the defaults (nested tables key by key; lists such as `cmd` are replaced whole).
 ---@param opts table?
@@ -66,6 +73,9 @@ function M.merge(opts)
     config[key] = vim.tbl_extend('force', M.defaults[key], opts[key] or {})
   end
   vim.validate('opts.cmd', config.cmd, 'table')
+  vim.validate('opts.review.ui', config.review.ui, function(v)
+    return v == 'window' or v == 'select'
+  end, "'window' or 'select'")
   return config
 end
 

@@ -77,20 +77,20 @@ local function show_detail(params)
 end
 
 -- Deny this call and cancel the whole turn (closing the question any other way only denies the call).
-local CANCEL_TURN = { label = 'Cancel the turn', answer = { decision = 'deny' }, cancel_turn = true }
+local CANCEL_TURN = { label = 'Cancel the turn', key = '<C-c>', answer = { decision = 'deny' }, cancel_turn = true }
 
 --- The choices offered for `params`: each has a `label` and the `answer` sent, or `feedback` (ask for
 --- it, then deny) or `cancel_turn` (deny, then cancel the session's turn).
 function M.choices(params)
   if params.tool == PLAN_TOOL then
     return {
-      { label = 'Approve plan', answer = { decision = 'allow' } },
-      { label = 'Keep planning', answer = { decision = 'deny' } },
-      { label = 'Keep planning, with feedback…', feedback = true },
+      { label = 'Approve plan', key = 'a', answer = { decision = 'allow' } },
+      { label = 'Keep planning', key = 'd', answer = { decision = 'deny' } },
+      { label = 'Keep planning, with feedback…', key = 'f', feedback = true },
       CANCEL_TURN,
     }
   end
-  local items = { { label = 'Allow once', answer = { decision = 'allow' } } }
+  local items = { { label = 'Allow once', key = 'a', answer = { decision = 'allow' } } }
   local rules = {}
   for _, rule in ipairs(type(params.suggestions) == 'table' and params.suggestions or {}) do
     if type(rule) == 'string' and rule ~= '' then
@@ -104,14 +104,16 @@ function M.choices(params)
   local always = 'Always allow ' .. visible.visible(table.concat(rules, ', '))
   table.insert(items, {
     label = always,
+    key = 'A',
     answer = { decision = 'allowAlways', rules = rules, rule = rules[1], destination = 'session' },
   })
   table.insert(items, {
     label = always .. ' in this workspace',
+    key = 'W',
     answer = { decision = 'allowAlways', rules = rules, rule = rules[1], destination = 'localSettings' },
   })
-  table.insert(items, { label = 'Deny', answer = { decision = 'deny' } })
-  table.insert(items, { label = 'Deny with feedback…', feedback = true })
+  table.insert(items, { label = 'Deny', key = 'd', answer = { decision = 'deny' } })
+  table.insert(items, { label = 'Deny with feedback…', key = 'f', feedback = true })
   table.insert(items, CANCEL_TURN)
   return items
 end
@@ -138,37 +140,50 @@ function M.prompt_text(params)
   return text
 end
 
---- Ask, calling `done(answer)` exactly once.
+--- Answer with `choice` (nil: the question was closed, which denies this call only), calling `done` once.
+---@param params table
+---@param choice handrail.ReviewChoice?
+---@param done fun(answer: table)
+local function resolve(params, choice, done)
+  if not choice then
+    return done({ decision = 'deny' })
+  end
+  if choice.cancel_turn then
+    -- the cancel goes out before the answer: the turn ends instead of going on without this call
+    require('handrail').cancel(params.sessionId)
+    return done(choice.answer)
+  end
+  if not choice.feedback then
+    return done(choice.answer)
+  end
+  vim.schedule(function()
+    vim.ui.input({ prompt = 'What should handrail do instead? ' }, function(text)
+      local answer = { decision = 'deny' }
+      if text and text ~= '' then
+        answer.feedback = text
+      end
+      done(answer)
+    end)
+  end)
+end
+
+--- Ask with vim.ui.select, calling `done(answer)` exactly once.
 local function ask(params, done)
-  local items = M.choices(params)
-  vim.ui.select(items, {
+  vim.ui.select(M.choices(params), {
     prompt = M.prompt_text(params),
     kind = 'handrail.permission',
     format_item = function(item)
       return item.label
     end,
   }, function(choice)
-    if not choice then
-      return done({ decision = 'deny' })
-    end
-    if choice.cancel_turn then
-      -- the cancel goes out before the answer: the turn ends instead of going on without this call
-      require('handrail').cancel(params.sessionId)
-      return done(choice.answer)
-    end
-    if not choice.feedback then
-      return done(choice.answer)
-    end
-    vim.schedule(function()
-      vim.ui.input({ prompt = 'What should handrail do instead? ' }, function(text)
-        local answer = { decision = 'deny' }
-        if text and text ~= '' then
-          answer.feedback = text
-        end
-        done(answer)
-      end)
-    end)
+    resolve(params, choice, done)
   end)
+end
+
+--- Whether questions go to the review window (`review.ui = 'window'`) rather than vim.ui.select.
+local function use_review()
+  local current = require('handrail.config').current
+  return current ~= nil and current.review.ui == 'window'
 end
 
 --- Close what is still shown for a session's prompts (its turn ended, e.g. cancelled).
@@ -191,13 +206,25 @@ end
 --- server requests, so it can wait for the user without blocking the editor.
 function M.handler(_, params, _)
   local session = params.sessionId or ''
+  local co, is_main = coroutine.running()
+  if use_review() and co and not is_main then
+    local current = require('handrail.config').current.review
+    local closers = {}
+    return prompts.wait(params.toolUseId, closers, function(finish)
+      local close = require('handrail.review').open(params, M.prompt_text(params), M.choices(params), function(choice)
+        resolve(params, choice, finish)
+      end, { focus = current.focus, height = current.height })
+      table.insert(closers, close)
+      pending[session] = pending[session] or {}
+      pending[session][close] = true
+    end) or { decision = 'deny' }
+  end
   local win = show_detail(params)
   if win then
     pending[session] = pending[session] or {}
     pending[session][win] = true
   end
   vim.cmd.redraw()
-  local co, is_main = coroutine.running()
   local answer
   if co and not is_main then
     -- an abandoned prompt (turn cancelled) closes and comes back as nil; the server drops the answer
