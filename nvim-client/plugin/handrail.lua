@@ -26,6 +26,10 @@ vim.api.nvim_create_user_command('HandrailNew', function()
   handrail().new_session()
 end, { nargs = 0, desc = 'handrail: start a new session' })
 
+vim.api.nvim_create_user_command('HandrailSessions', function()
+  handrail().sessions()
+end, { nargs = 0, desc = 'handrail: pick a past session and continue it' })
+
 vim.api.nvim_create_user_command('HandrailChat', function()
   handrail().toggle_chat()
 end, { nargs = 0, desc = 'handrail: show or hide the chat buffer' })
@@ -57,6 +61,7 @@ local plug = {
   { 'n', '<Plug>(handrail-chat)', '<Cmd>HandrailChat<CR>', 'show or hide the chat' },
   { 'n', '<Plug>(handrail-cancel)', '<Cmd>HandrailCancel<CR>', 'cancel the turn' },
   { 'n', '<Plug>(handrail-new)', '<Cmd>HandrailNew<CR>', 'new session' },
+  { 'n', '<Plug>(handrail-sessions)', '<Cmd>HandrailSessions<CR>', 'continue a past session' },
   { 'n', '<Plug>(handrail-mode)', '<Cmd>HandrailMode<CR>', 'choose the permission mode' },
 }
 for _, m in ipairs(plug) do

@@ -764,3 +764,21 @@ def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
         assert denied["is_error"] is True
         assert r["ask"]["stopReason"] == "cancelled" and not (workspace / "second").exists()
         assert len(model.requests) == 4 and r["review_left"] is False
+
+
+def test_plugin_continues_a_past_session_after_a_restart(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(Text("Noted: heron.")), Reply.of(Text("It was heron.")))
+    first = run_nvim("plugin_sessions", workspace, model, tmp_path, PHASE="1")
+    with first.explained():
+        assert first.ok
+    second = run_nvim("plugin_sessions", workspace, model, tmp_path, PHASE="2")
+    with second.explained():
+        assert second.ok
+        r = second.result
+        ((picked,),) = [p["labels"] for p in r["picked"]]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d  1 prompt  Remember the word heron", picked.split("\n")[0])
+        assert r["session"] == first.result["session"]
+        assert "> Remember the word heron" in r["chat_before"] and "Noted: heron." in r["chat_before"]
+        assert r["ask"]["text"] == "It was heron."
+        history = json.dumps(model.requests[1]["messages"])
+        assert "Remember the word heron" in history and "Noted: heron." in history

@@ -703,6 +703,29 @@ function M.interrupted(session_id)
   end)
 end
 
+--- Show a resumed session's earlier prompts and answers (see handrail.sessions).
+---@param session handrail.PastSession
+function M.show_history(session)
+  edit(function(buf)
+    local lines = { '── resumed session ' .. session.id .. ' ──' }
+    if not state.empty then
+      table.insert(lines, 1, '')
+    end
+    for _, exchange in ipairs(session.history) do
+      for _, line in ipairs(split_lines(exchange.prompt)) do
+        table.insert(lines, '> ' .. visible.visible(line))
+      end
+      table.insert(lines, '')
+      for _, line in ipairs(split_lines(exchange.answer)) do
+        table.insert(lines, visible.visible(line))
+      end
+      table.insert(lines, '')
+    end
+    table.insert(lines, '── the next prompt continues this session ──')
+    append(buf, lines)
+  end)
+end
+
 --- The chat's lines (for tests and statuslines).
 ---@return string[]
 function M.lines()

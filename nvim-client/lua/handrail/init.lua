@@ -476,6 +476,21 @@ function M.session_id()
   return state.session_id
 end
 
+--- Continue the session `id` (one from before a restart continues from its transcript on the server).
+---@param id string
+function M.resume(id)
+  state.session_id = id
+end
+
+--- Pick a past session (from the transcripts in handrail's state folder), show it and continue it.
+function M.sessions()
+  require('handrail.sessions').pick(function(session)
+    M.resume(session.id)
+    chat.open()
+    chat.show_history(session)
+  end)
+end
+
 function M.open_chat()
   return chat.open()
 end
