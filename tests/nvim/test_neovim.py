@@ -727,6 +727,87 @@ def test_plugin_always_allow_in_this_workspace(workspace: Path, model: FakeModel
         assert made.read_text() == "two\n"
 
 
+def test_plugin_chat_renders_markdown_and_the_todo_list(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    todos = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+    ]
+    done = [{**todo, "status": "completed"} for todo in todos]
+    model.add(
+        Reply.of(ToolUse("TodoWrite", {"todos": todos})),
+        Reply.of(ToolUse("TodoWrite", {"todos": done})),
+        Reply.of(Text("## Summary\n\nThe bug is **fixed**:\n\n```python\nprint('ok')\n```")),
+    )
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Fix it")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["chat_markdown"] is True  # treesitter markdown highlighting in the chat buffer
+        # one list per turn, updated in place
+        listed = [line for line in r["chat"] if line.startswith(("  ☑", "  ◐", "  ☐"))]
+        assert listed == ["  ☑ Read the code", "  ☑ Fix the bug", "  ☑ Run the tests"]
+        assert "The bug is **fixed**:" in r["chat"] and "```python" in r["chat"]
+        assert r["statusline"].startswith("handrail ") and "↑" in r["statusline"]
+
+
+def test_plugin_sends_the_selection_and_the_chat_input(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(Text("It greets.")), Reply.of(Text("Compared.")))
+    run = run_nvim("plugin_context", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["first"]["text"] == "It greets." and r["second"]["text"] == "Compared."
+        first, second = (request["messages"][-1]["content"] for request in model.requests)
+        first = first if isinstance(first, str) else first[-1]["text"]
+        second = second if isinstance(second, str) else second[-1]["text"]
+        assert first.startswith("Explain this\n\nSelected in app.py, lines 1-2:\n```python\n" + APP)
+        assert r["input_name"] == "handrail://input"  # :HandrailInput went into the input
+        assert second.startswith("Compare with\n@notes.txt please\n\n(In the editor, the cursor is on line 2 of app.py.)")
+        assert f"(@notes.txt is {workspace / 'notes.txt'}.)" in second
+        assert r["completion_start"] == 1 and r["completions"][0]["word"] == "notes.txt"
+        assert r["input_after"] == [""] and r["history"] == ["Compare with\n@notes.txt please"]
+        assert r["input_up"] == ["Compare with", "@notes.txt please"]
+        assert "> Compare with" in r["chat"]
+
+
+def test_plugin_help_has_tags_and_every_link_resolves(tmp_path: Path) -> None:
+    doc = tmp_path / "nvim-client" / "doc"
+    doc.mkdir(parents=True)
+    (doc / "handrail.txt").write_text((PLUGIN_DIR / "doc" / "handrail.txt").read_text())
+    script = tmp_path / "check_help.lua"
+    script.write_text(
+        textwrap.dedent(
+            """
+            vim.opt.runtimepath:prepend(vim.env.DOC_ROOT)
+            vim.cmd.helptags(vim.env.DOC_ROOT .. '/doc')
+            local missing = {}
+            local text = table.concat(vim.fn.readfile(vim.env.DOC_ROOT .. '/doc/handrail.txt'), '\\n')
+            for link in text:gmatch('|([^|%s]+)|') do
+              if not pcall(vim.cmd.help, link) then
+                table.insert(missing, link)
+              end
+            end
+            for _, tag in ipairs({ 'handrail.txt', 'handrail-setup', ':Handrail', 'handrail-mappings', 'handrail-highlights' }) do
+              if not pcall(vim.cmd.help, tag) then
+                table.insert(missing, tag)
+              end
+            end
+            io.stdout:write(vim.json.encode(missing))
+            """
+        )
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVIM", "VIM", "MYVIMRC"))}
+    env["DOC_ROOT"] = str(tmp_path / "nvim-client")
+    proc = subprocess.run(
+        [str(NVIM), "--headless", "--clean", "-l", str(script)],
+        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [], proc.stdout
+    assert (doc / "tags").read_text().count("handrail") > 30
+
+
 def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
     workspace: Path, model: FakeModel, tmp_path: Path
 ) -> None:

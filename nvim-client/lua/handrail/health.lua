@@ -123,7 +123,7 @@ local function check_workspace(config)
     health.info(string.format('no handrail server running; the workspace would be %s (%s)', root,
       trusted and 'trusted' or 'not trusted'))
     if config.trust ~= false and not trusted then
-      health.info('its .claude/settings.json rules take effect only after :HandrailTrust (or :trust)')
+      health.info('its .handrail/settings.json rules take effect only after :HandrailTrust (or :trust)')
     end
     return
   end
