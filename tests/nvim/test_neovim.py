@@ -744,6 +744,7 @@ def test_plugin_chat_renders_markdown_and_the_todo_list(workspace: Path, model: 
         assert run.ok
         r = run.result
         assert r["chat_markdown"] is True  # treesitter markdown highlighting in the chat buffer
+        assert r["chat_conceal"] == 0
         # one list per turn, updated in place
         listed = [line for line in r["chat"] if line.startswith(("  ☑", "  ◐", "  ☐"))]
         assert listed == ["  ☑ Read the code", "  ☑ Fix the bug", "  ☑ Run the tests"]
@@ -839,6 +840,7 @@ def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
         assert any(line.startswith("  W      Always allow Edit(") and line.endswith("in this workspace") for line in lines)
         # the whole diff, not a preview of it
         assert "-value_79 = 79" in lines and "+value_79 = 158" in lines
+        assert {"HandrailDiffAdd", "HandrailDiffDelete", "HandrailDiffHunk"} <= set(write["groups"])
         assert f"$ {command}" in bash["lines"] and "# the model describes it as: Just a folder" in bash["lines"]
         assert big.read_text() == new_text and not (workspace / "made").exists()
         (denied,) = tool_results(model.requests[3])

@@ -162,8 +162,8 @@ local function set_window_options(win)
   wo.foldtext = "v:lua.require'handrail.chat'.foldtext()"
   wo.foldlevel = 0
   wo.foldenable = true
-  wo.conceallevel = 2 -- markdown: hide the `**` around bold text and the like
-  wo.concealcursor = 'nc'
+  -- no concealing: markdown would hide `[…]`, `_` and `*` in handrail's own lines (tool calls, commands)
+  wo.conceallevel = 0
 end
 
 api.nvim_set_decoration_provider(hl_ns, {

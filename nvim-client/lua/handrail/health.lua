@@ -84,7 +84,8 @@ local PICKERS = {
   { 'mini.pick', 'mini.pick' },
 }
 
-local function check_picker()
+---@param config handrail.Config
+local function check_picker(config)
   local info = debug.getinfo(vim.ui.select, 'S')
   local builtin = info and info.source and info.source:find('vim/ui.lua', 1, true) ~= nil
   local installed = {}
@@ -94,14 +95,16 @@ local function check_picker()
       table.insert(installed, picker[1])
     end
   end
+  if config.review.ui == 'window' then
+    health.ok("permission questions open handrail's review window (review.ui = 'window')")
+  end
+  local where = config.review.ui == 'window' and "the agent's questions and choices use" or 'questions use'
   if builtin then
-    health.info('permission questions use the built-in vim.ui.select (a numbered list)' .. (#installed > 0
-      and ('; installed but not registered for vim.ui.select: ' .. table.concat(installed, ', ')) or ''), {
-      'a picker that replaces vim.ui.select (snacks.nvim, fzf-lua register_ui_select, telescope-ui-select, '
-        .. 'dressing.nvim) shows the questions in a floating picker',
-    })
+    health.info(where .. ' the built-in vim.ui.select (a numbered list); a picker plugin that replaces it '
+      .. '(snacks.nvim, fzf-lua register_ui_select, telescope-ui-select, dressing.nvim) shows a floating picker'
+      .. (#installed > 0 and ('; installed but not registered: ' .. table.concat(installed, ', ')) or ''))
   else
-    health.ok('vim.ui.select is provided by ' .. (info and info.short_src or 'a plugin'))
+    health.ok(where .. ' vim.ui.select from ' .. (info and info.short_src or 'a plugin'))
   end
 end
 
@@ -150,7 +153,7 @@ function M.check()
   check_server(config)
   check_api_key(config)
   health.start('handrail: editor')
-  check_picker()
+  check_picker(config)
   check_markdown()
   check_workspace(config)
   health.info('sessions (transcripts) are stored in ' .. require('handrail.config').state_dir())

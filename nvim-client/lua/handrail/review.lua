@@ -67,6 +67,7 @@ end
 ---@return fun()
 function M.open(params, question, choices, choose, opts)
   local previous = api.nvim_get_current_win()
+  require('handrail.chat').define_highlights()
   local head = header(question, choices)
   local body, filetype = M.body(params)
   local buf = api.nvim_create_buf(false, true)
@@ -85,6 +86,17 @@ function M.open(params, question, choices, choose, opts)
         parser:set_included_regions({ { { #head, 0, #lines, 0 } } })
         vim.treesitter.highlighter.new(parser)
       end)
+    end
+  end
+  if filetype == 'diff' then -- Neovim has no diff parser of its own: colour the lines by their mark
+    local groups = { ['+'] = 'HandrailDiffAdd', ['-'] = 'HandrailDiffDelete', ['@'] = 'HandrailDiffHunk' }
+    for row = #head, #lines - 1 do
+      local line = lines[row + 1]
+      local file_header = vim.startswith(line, '+++') or vim.startswith(line, '---')
+      local group = file_header and 'HandrailNote' or groups[line:sub(1, 1)]
+      if group then
+        api.nvim_buf_set_extmark(buf, ns, row, 0, { end_row = row + 1, hl_group = group, hl_eol = true })
+      end
     end
   end
   api.nvim_buf_set_extmark(buf, ns, 0, 0, { end_row = 1, hl_group = 'HandrailPrompt', hl_eol = true })

@@ -16,6 +16,7 @@ H.run(function()
   local chat = require('handrail.chat')
   R.chat = chat.lines()
   R.chat_markdown = vim.treesitter.highlighter.active[chat.buf()] ~= nil
+  R.chat_conceal = vim.wo[chat.open()].conceallevel -- 0: markdown never hides characters of tool lines
   R.floats_after = H.float_count()
   R.statusline = require('handrail').statusline()
 end)

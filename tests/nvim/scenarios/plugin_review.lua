@@ -31,6 +31,9 @@ H.run(function()
         floating = vim.api.nvim_win_get_config(win).relative ~= '',
         chat_visible = #chat_wins > 0,
         height = vim.api.nvim_win_get_height(win),
+        groups = vim.tbl_map(function(mark)
+          return mark[4].hl_group
+        end, vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })),
       })
       vim.api.nvim_feedkeys(vim.keycode(table.remove(keys, 1)), 'x', false)
       R.reviews[#R.reviews].after_key_current_is_file = vim.api.nvim_get_current_win() == file_win
