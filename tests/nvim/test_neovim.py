@@ -694,7 +694,8 @@ def test_plugin_checkhealth(workspace: Path, model: FakeModel, tmp_path: Path) -
             assert "sessions (transcripts) are stored in " + str(tmp_path / "xdg" / "state" / "handrail") in report
             assert "ERROR" not in report
         assert f"no handrail server running; the workspace would be {workspace} (not trusted)" in before
-        assert re.search(rf"OK server \d+ \(handrail 0\.1\.0\) for {re.escape(str(workspace))}: not trusted, 1 buffer", running)
+        server = rf"OK server \d+ \(handrail 0\.1\.0\) for {re.escape(str(workspace))}: not trusted, 1 buffer"
+        assert re.search(server, running)
 
 
 def test_plugin_question_cancels_the_turn(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
@@ -764,7 +765,8 @@ def test_plugin_sends_the_selection_and_the_chat_input(workspace: Path, model: F
         second = second if isinstance(second, str) else second[-1]["text"]
         assert first.startswith("Explain this\n\nSelected in app.py, lines 1-2:\n```python\n" + APP)
         assert r["input_name"] == "handrail://input"  # :HandrailInput went into the input
-        assert second.startswith("Compare with\n@notes.txt please\n\n(In the editor, the cursor is on line 2 of app.py.)")
+        cursor = "(In the editor, the cursor is on line 2 of app.py.)"
+        assert second.startswith(f"Compare with\n@notes.txt please\n\n{cursor}")
         assert f"(@notes.txt is {workspace / 'notes.txt'}.)" in second
         assert r["completion_start"] == 1 and r["completions"][0]["word"] == "notes.txt"
         assert r["input_after"] == [""] and r["history"] == ["Compare with\n@notes.txt please"]
@@ -789,7 +791,8 @@ def test_plugin_help_has_tags_and_every_link_resolves(tmp_path: Path) -> None:
                 table.insert(missing, link)
               end
             end
-            for _, tag in ipairs({ 'handrail.txt', 'handrail-setup', ':Handrail', 'handrail-mappings', 'handrail-highlights' }) do
+            local tags = { 'handrail.txt', 'handrail-setup', ':Handrail', 'handrail-mappings', 'handrail-highlights' }
+            for _, tag in ipairs(tags) do
               if not pcall(vim.cmd.help, tag) then
                 table.insert(missing, tag)
               end
@@ -827,7 +830,7 @@ def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
     with run.explained():
         assert run.ok
         r = run.result
-        write, bash, cancelled = r["reviews"]
+        write, bash, _cancelled = r["reviews"]
         for review in r["reviews"]:
             # a split of its own with the cursor in it (the diff scrolls at once), the chat still beside
             assert review["focused"] and not review["floating"] and review["chat_visible"]
@@ -837,7 +840,8 @@ def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
         assert lines[0].startswith("handrail wants to run Write")
         assert "  a      Allow once" in lines and "  <C-c>  Cancel the turn" in lines
         assert any(line.startswith("  A      Always allow Edit(") for line in lines)
-        assert any(line.startswith("  W      Always allow Edit(") and line.endswith("in this workspace") for line in lines)
+        here = [line for line in lines if line.startswith("  W      Always allow Edit(")]
+        assert len(here) == 1 and here[0].endswith("in this workspace")
         # the whole diff, not a preview of it
         assert "-value_79 = 79" in lines and "+value_79 = 158" in lines
         assert {"HandrailDiffAdd", "HandrailDiffDelete", "HandrailDiffHunk"} <= set(write["groups"])
@@ -865,3 +869,18 @@ def test_plugin_continues_a_past_session_after_a_restart(workspace: Path, model:
         assert r["ask"]["text"] == "It was heron."
         history = json.dumps(model.requests[1]["messages"])
         assert "Remember the word heron" in history and "Noted: heron." in history
+
+
+def test_plugin_shows_background_tasks_in_the_chat_and_the_statusline(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    model.add(
+        Reply.of(ToolUse("Bash", {"command": "sleep 60", "run_in_background": True})),
+        Reply.of(Text("Started.")),
+    )
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Start it")
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert "  ⧗ background: shell `sleep 60` running" in r["chat"]
+        assert "⧗1" in r["statusline"]

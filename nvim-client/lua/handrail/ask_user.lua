@@ -69,6 +69,8 @@ local function ask_one(question, done)
 end
 
 --- Ask the questions one after the other; `done(answers)` gets { [question] = answer }, or nil.
+---@param questions table[]
+---@param done fun(answers: table<string, string>?)
 function M.ask(questions, done)
   local answers = {}
   local function next_question(index)
@@ -90,6 +92,8 @@ function M.ask(questions, done)
 end
 
 --- The `handrail/askUser` request handler: { answers = {...} }, or vim.NIL when declined.
+---@param params { questions: table[] }
+---@return table|vim.NIL
 function M.handler(_, params, _)
   local questions = type(params.questions) == 'table' and params.questions or {}
   local answers = prompts.wait(params.toolUseId, {}, function(finish)

@@ -133,12 +133,15 @@ local state = {
 }
 
 --- Folds: preview, diff and thinking lines (and only they) are at level 1.
+---@param lnum integer?
+---@return string
 function M.foldexpr(lnum)
   local line = vim.fn.getline(lnum or vim.v.lnum)
   return (vim.startswith(line, PREVIEW_PREFIX) or vim.startswith(line, DIFF_PREFIX)
     or vim.startswith(line, THINKING_PREFIX)) and '1' or '0'
 end
 
+---@return string
 function M.foldtext()
   local n = vim.v.foldend - vim.v.foldstart + 1
   local first = vim.fn.getline(vim.v.foldstart)
@@ -255,6 +258,7 @@ local function chat_windows()
 end
 M.windows = chat_windows
 
+---@return boolean
 function M.is_visible()
   return #chat_windows() > 0
 end
@@ -584,6 +588,8 @@ function handlers.background(buf, turn, ev)
 end
 
 --- A compact token count: 950, 1.2k, 3.4M.
+---@param n number?
+---@return string
 function M.format_tokens(n)
   n = tonumber(n) or 0
   if n < 1000 then
@@ -595,6 +601,8 @@ function M.format_tokens(n)
 end
 
 --- An estimated cost: from ten cents with two decimals, below with two significant figures.
+---@param usd number
+---@return string
 function M.format_cost(usd)
   if usd >= 0.1 then
     return string.format('$%.2f', usd)
@@ -607,11 +615,15 @@ function M.format_cost(usd)
 end
 
 --- Every input token sent: plain input, cache reads and cache writes.
+---@param usage table
+---@return number
 function M.input_total(usage)
   return (usage.inputTokens or 0) + (usage.cacheReadTokens or 0) + (usage.cacheWriteTokens or 0)
 end
 
 --- How full the context window is, in percent (nil when the server did not say).
+---@param usage table
+---@return integer?
 function M.context_percent(usage)
   local used, window = tonumber(usage.contextTokens), tonumber(usage.contextWindow)
   if not used or not window or window <= 0 or used <= 0 then
@@ -621,6 +633,8 @@ function M.context_percent(usage)
 end
 
 --- One turn's usage as the chat shows it under the turn.
+---@param usage table
+---@return string
 function M.usage_line(usage)
   local read, written = usage.cacheReadTokens or 0, usage.cacheWriteTokens or 0
   local cache = ''
@@ -662,6 +676,7 @@ function handlers.turnEnd(buf, turn, ev)
 end
 
 --- Render one `handrail/chat` notification.
+---@param ev table a `handrail/chat` notification
 function M.on_event(ev)
   local handler = handlers[ev.kind]
   if not handler or not ev.sessionId then

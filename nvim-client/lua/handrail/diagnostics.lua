@@ -39,6 +39,8 @@ local function to_lsp(buf, d, encoding)
 end
 
 --- Send `buf`'s diagnostics to every handrail client (named `name`) attached to it.
+---@param buf integer
+---@param name string
 function M.send(buf, name)
   if not api.nvim_buf_is_valid(buf) then
     return
@@ -63,6 +65,7 @@ function M.send(buf, name)
 end
 
 --- Forward every change from now on (and the current diagnostics of a buffer as handrail attaches).
+---@param name string the handrail client name
 function M.setup(name)
   api.nvim_clear_autocmds({ group = group })
   api.nvim_create_autocmd('DiagnosticChanged', {

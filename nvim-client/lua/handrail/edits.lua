@@ -71,6 +71,10 @@ end
 
 --- `workspace/applyEdit`: Neovim's own handler, with the edit as one undo step of its own and
 --- without its "Workspace edit" message (the chat shows the tool call).
+---@param err lsp.ResponseError?
+---@param params lsp.ApplyWorkspaceEditParams
+---@param ctx lsp.HandlerContext
+---@return lsp.ApplyWorkspaceEditResult
 function M.apply_edit(err, params, ctx)
   local creates = new_files(params.edit or {})
   local bufs = edited_buffers(params.edit or {})
@@ -127,6 +131,8 @@ end
 
 --- `handrail/saveDocument {uri}`: the server asks only after editing a buffer that had no unsaved
 --- changes. Write it, unless the disk changed behind Neovim's back (never clobber, never prompt).
+---@param params { uri: string }
+---@return { saved: boolean }
 function M.save_document(_, params, _)
   local buf = params and params.uri and loaded_buffer(params.uri)
   if not buf then

@@ -296,14 +296,9 @@ function M.cancel(session_id)
     notify('no session to cancel')
     return
   end
-  local command = {
-    title = 'handrail',
-    command = protocol.command.cancel,
-    arguments = { { sessionId = session_id } },
-  }
-  client:exec_cmd(command, {}, function(err, result)
+  rpc.execute(protocol.command.cancel, { sessionId = session_id }, function(err, result)
     if err then
-      notify(rpc.error_text(err), vim.log.levels.ERROR)
+      notify(err, vim.log.levels.ERROR)
     elseif not (result and result.cancelled) then
       notify('nothing is running')
     end
@@ -401,63 +396,50 @@ local PERMISSIONS_BUF = 'handrail://permissions'
 function M.show_permissions()
   local session_id = state.session_id
   local argument = session_id and { sessionId = session_id } or vim.empty_dict()
-  rpc.with_client(function(client, trusted)
-    local command = { title = 'handrail', command = protocol.command.permissions, arguments = { argument } }
-    client:exec_cmd(command, {}, function(err, result)
-      if err then
-        notify(rpc.error_text(err), vim.log.levels.ERROR)
-        return
-      end
-      local buf = vim.fn.bufnr(PERMISSIONS_BUF)
-      if buf == -1 then
-        buf = api.nvim_create_buf(false, true)
-        api.nvim_buf_set_name(buf, PERMISSIONS_BUF)
-        vim.bo[buf].bufhidden = 'wipe'
-        vim.bo[buf].filetype = 'handrail-permissions'
-        vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, nowait = true, desc = 'handrail: close' })
-      end
-      vim.bo[buf].modifiable = true
-      api.nvim_buf_set_lines(buf, 0, -1, false, M.permissions_lines(result or {}, trusted))
-      vim.bo[buf].modifiable = false
-      vim.bo[buf].modified = false
-      local win = vim.fn.win_findbuf(buf)[1]
-      if win then
-        api.nvim_set_current_win(win)
-      else
-        vim.cmd('botright split')
-        api.nvim_win_set_buf(0, buf)
-      end
-    end)
+  rpc.execute(protocol.command.permissions, argument, function(err, result, _, trusted)
+    if err then
+      notify(err, vim.log.levels.ERROR)
+      return
+    end
+    local buf = vim.fn.bufnr(PERMISSIONS_BUF)
+    if buf == -1 then
+      buf = api.nvim_create_buf(false, true)
+      api.nvim_buf_set_name(buf, PERMISSIONS_BUF)
+      vim.bo[buf].bufhidden = 'wipe'
+      vim.bo[buf].filetype = 'handrail-permissions'
+      vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, nowait = true, desc = 'handrail: close' })
+    end
+    vim.bo[buf].modifiable = true
+    api.nvim_buf_set_lines(buf, 0, -1, false, M.permissions_lines(result or {}, trusted))
+    vim.bo[buf].modifiable = false
+    vim.bo[buf].modified = false
+    local win = vim.fn.win_findbuf(buf)[1]
+    if win then
+      api.nvim_set_current_win(win)
+    else
+      vim.cmd('botright split')
+      api.nvim_win_set_buf(0, buf)
+    end
   end)
 end
 
 --- Trust the workspace folders in Neovim's trust database (vim.secure.trust) and tell the server.
 --- handrail then asks once whether the project's settings file may take effect.
 function M.trust_workspace()
-  if not config.current then
-    notify("call require('handrail').setup() first", vim.log.levels.ERROR)
-    return
-  end
-  local client = rpc.client(true)
-  if not client then
-    notify('no language server (see :checkhealth handrail)', vim.log.levels.ERROR)
-    return
-  end
-  state.client_id = client.id
-  local dirs = trust.folders(client.workspace_folders, client.config.root_dir)
-  if #dirs == 0 then
-    notify('no workspace folder to trust', vim.log.levels.ERROR)
-    return
-  end
-  for _, dir in ipairs(dirs) do
-    local ok, msg = trust.allow(dir)
-    if not ok then
-      notify('could not trust ' .. dir .. ': ' .. msg, vim.log.levels.ERROR)
+  rpc.with_client(function(client)
+    local dirs = trust.folders(client.workspace_folders, client.config.root_dir)
+    if #dirs == 0 then
+      notify('no workspace folder to trust', vim.log.levels.ERROR)
       return
     end
-  end
-  notify('trusted ' .. table.concat(dirs, ', '))
-  rpc.when_ready(client, function()
+    for _, dir in ipairs(dirs) do
+      local ok, msg = trust.allow(dir)
+      if not ok then
+        notify('could not trust ' .. dir .. ': ' .. msg, vim.log.levels.ERROR)
+        return
+      end
+    end
+    notify('trusted ' .. table.concat(dirs, ', '))
     rpc.sync_trust(client)
   end)
 end

@@ -19,6 +19,8 @@ local function command_of(params)
 end
 
 --- Whether the question cannot show the whole command (then the float does).
+---@param params table a `handrail/permission` request
+---@return boolean
 function M.command_is_cut(params)
   local command = command_of(params)
   if not command then
@@ -81,6 +83,8 @@ local CANCEL_TURN = { label = 'Cancel the turn', key = '<C-c>', answer = { decis
 
 --- The choices offered for `params`: each has a `label` and the `answer` sent, or `feedback` (ask for
 --- it, then deny) or `cancel_turn` (deny, then cancel the session's turn).
+---@param params table a `handrail/permission` request
+---@return handrail.ReviewChoice[]
 function M.choices(params)
   if params.tool == PLAN_TOOL then
     return {
@@ -119,6 +123,8 @@ function M.choices(params)
 end
 
 --- The one-line question: the exact command first, then the model's description and the reason.
+---@param params table a `handrail/permission` request
+---@return string
 function M.prompt_text(params)
   if params.tool == PLAN_TOOL then
     return 'handrail has a plan (shown above): approve it to leave plan mode and let it make changes?'
@@ -187,6 +193,7 @@ local function use_review()
 end
 
 --- Close what is still shown for a session's prompts (its turn ended, e.g. cancelled).
+---@param session_id string
 function M.close_pending(session_id)
   for win in pairs(pending[session_id] or {}) do
     close_window(win)
@@ -204,6 +211,8 @@ end
 
 --- The `handrail/permission` request handler. It runs in the coroutine Neovim's RPC layer gives
 --- server requests, so it can wait for the user without blocking the editor.
+---@param params table
+---@return table the answer: { decision, rules?, destination?, feedback? }
 function M.handler(_, params, _)
   local session = params.sessionId or ''
   local co, is_main = coroutine.running()

@@ -28,6 +28,10 @@ M.close_window = close_window
 --- `finish(result)` is called or the prompt is abandoned (then the result is nil). `windows` are
 --- closed when it ends (a function among them is called: it closes what the prompt opened). Must run
 --- inside the coroutine Neovim gives server requests.
+---@param id string? the tool call's id
+---@param windows (integer|fun())[]?
+---@param start fun(finish: fun(result: any))
+---@return any
 function M.wait(id, windows, start)
   local co = coroutine.running()
   local finished = false
@@ -53,6 +57,7 @@ function M.wait(id, windows, start)
 end
 
 --- The server gave up on the prompt of `id`: close it.
+---@param id string
 function M.abandon(id)
   local prompt = open[id]
   if prompt then

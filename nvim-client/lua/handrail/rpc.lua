@@ -131,21 +131,22 @@ function M.with_client(fn)
   return true
 end
 
---- Run the server command `name` with one argument object: `on_result(err, result)` with `err` a message.
---- With `bufnr`, that buffer's pending changes are sent first. Returns false when there is no server.
+--- Run the server command `name` with one argument object, on the current session's client (started when
+--- none runs), once it is ready and told about trust: `on_result(err, result, client, trusted)` with `err`
+--- a message. Every buffer's pending changes are sent first. Returns false when there is no server.
 ---@param name string
 ---@param argument table
----@param on_result fun(err: string?, result: any, client: vim.lsp.Client)?
----@param bufnr integer?
+---@param on_result fun(err: string?, result: any, client: vim.lsp.Client, trusted: boolean?)?
+---@param bufnr integer? the buffer the command is about (default: the current one)
 ---@return boolean
 function M.execute(name, argument, on_result, bufnr)
-  return M.with_client(function(client)
+  return M.with_client(function(client, trusted)
     -- every buffer's typing reaches the server before the command (Neovim sends it debounced)
     pcall(vim.lsp._changetracking.flush, client)
     local command = { title = 'handrail', command = name, arguments = { argument } }
     client:exec_cmd(command, { bufnr = bufnr or 0 }, function(err, result)
       if on_result then
-        on_result(err and M.error_text(err) or nil, result, client)
+        on_result(err and M.error_text(err) or nil, result, client, trusted)
       end
     end)
   end)

@@ -32,6 +32,9 @@ local function realpath(path)
 end
 
 --- Whether the folder `dir` is trusted (as a directory, by name) in Neovim's trust database.
+---@param dir string
+---@param db table<string, string>? the database (read when nil)
+---@return boolean
 function M.is_trusted(dir, db)
   local real = realpath(dir)
   if not real or vim.fn.isdirectory(real) == 0 then
@@ -56,6 +59,8 @@ function M.folders(folders, root)
 end
 
 --- Whether every folder in `dirs` is trusted (false when there is none).
+---@param dirs string[]
+---@return boolean
 function M.all_trusted(dirs)
   if #dirs == 0 then
     return false

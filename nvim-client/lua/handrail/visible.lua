@@ -76,6 +76,9 @@ local function characters(text)
 end
 
 --- `text` with every character that could hide or reorder what follows escaped (`keep_newlines` keeps line breaks).
+---@param text any
+---@param keep_newlines boolean?
+---@return string
 function M.visible(text, keep_newlines)
   if type(text) ~= 'string' then
     return ''
@@ -100,6 +103,9 @@ function M.visible(text, keep_newlines)
 end
 
 --- `text` at most about `limit` characters long, its start and its end kept (the cut is marked).
+---@param text string
+---@param limit integer
+---@return string
 function M.cut_middle(text, limit)
   local chars = characters(text)
   if #chars <= limit then
