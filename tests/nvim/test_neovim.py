@@ -835,10 +835,11 @@ def test_plugin_review_window_shows_a_long_diff_and_takes_keys(
             # a split of its own with the cursor in it (the diff scrolls at once), the chat still beside
             assert review["focused"] and not review["floating"] and review["chat_visible"]
             assert review["after_key_current_is_file"]  # the cursor went back
-            assert "a allow" in review["winbar"] and "<C-c> cancel turn" in review["winbar"]
+            keys = "a allow once · A always · W always here · d deny · f deny with feedback · <C-c> cancel the turn"
+            assert review["winbar"] == f" handrail review: {keys} · q deny"
         lines = write["lines"]
         assert lines[0].startswith("handrail wants to run Write")
-        assert "  a      Allow once" in lines and "  <C-c>  Cancel the turn" in lines
+        assert lines[3] == "─" * 40 and lines[4] == "--- a/big.py"  # the diff starts on the fifth line
         assert any(line.startswith("  A      Always allow Edit(") for line in lines)
         here = [line for line in lines if line.startswith("  W      Always allow Edit(")]
         assert len(here) == 1 and here[0].endswith("in this workspace")

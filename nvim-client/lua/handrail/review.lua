@@ -1,5 +1,6 @@
 -- The review window: a permission question in a split at the bottom of the editor (it never covers the
--- chat), with what is asked about whole — the diff, the plan, the full command — and one key per answer.
+-- chat), with what is asked about whole — the diff, the plan, the full command — and one key per answer
+-- (listed in its winbar; the rules an "always" adds are shown above the diff).
 -- The cursor moves into it (from Normal mode) so the diff can be scrolled at once; it goes back after.
 --
 --   a  allow once (approve a plan)       A  always allow, for the session (the rules are shown)
@@ -21,20 +22,36 @@ local ns = api.nvim_create_namespace('handrail.review')
 ---@field feedback boolean? ask for feedback, then deny
 ---@field cancel_turn boolean? deny and cancel the turn
 
---- The header (question and keys) of the review of `params`.
+--- The header: the question, and the choices that add rules with the rules they add (the winbar lists every
+--- key), so the diff or command starts within the first lines of a small window.
 ---@param question string
 ---@param choices handrail.ReviewChoice[]
 ---@return string[]
 local function header(question, choices)
-  local lines = { question, '' }
+  local lines = { question }
   for _, choice in ipairs(choices) do
-    if choice.key then
+    if choice.key and choice.answer and choice.answer.rules then
       table.insert(lines, string.format('  %-6s %s', choice.key, choice.label))
     end
   end
-  table.insert(lines, '  q      Deny and close')
   table.insert(lines, string.rep('─', 40))
   return lines
+end
+
+--- The winbar: every key and what it answers.
+---@param choices handrail.ReviewChoice[]
+---@return string
+local function keys_line(choices)
+  local parts = {}
+  for _, choice in ipairs(choices) do
+    if choice.key then
+      local label = choice.answer and choice.answer.rules and (choice.key == 'W' and 'always here' or 'always')
+        or choice.label:lower():gsub('…$', '')
+      table.insert(parts, choice.key .. ' ' .. label)
+    end
+  end
+  table.insert(parts, 'q deny')
+  return ' handrail review: ' .. table.concat(parts, ' · '):gsub('%%', '%%%%')
 end
 
 --- What is asked about, whole: the lines and their filetype.
@@ -100,7 +117,7 @@ function M.open(params, question, choices, choose, opts)
     end
   end
   api.nvim_buf_set_extmark(buf, ns, 0, 0, { end_row = 1, hl_group = 'HandrailPrompt', hl_eol = true })
-  for row = 2, #head - 2 do -- the key of each choice (0-based rows; the separator is the last)
+  for row = 1, #head - 2 do -- the key of each rule-adding choice (0-based rows; the separator is the last)
     api.nvim_buf_set_extmark(buf, ns, row, 0, { end_col = math.min(8, #lines[row + 1]), hl_group = 'Special' })
   end
   api.nvim_buf_set_extmark(buf, ns, #head - 1, 0, { end_row = #head, hl_group = 'HandrailNote' })
@@ -112,7 +129,7 @@ function M.open(params, question, choices, choose, opts)
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].signcolumn = 'no'
-  vim.wo[win].winbar = ' handrail review: a allow · A always · W always here · d deny · f feedback · <C-c> cancel turn'
+  vim.wo[win].winbar = keys_line(choices)
 
   local answered = false
   local function close()
