@@ -4,6 +4,7 @@
 -- or a command too long (or of several lines) for the question, whole.
 local api = vim.api
 local prompts = require('handrail.prompts')
+local protocol = require('handrail.protocol')
 local visible = require('handrail.visible')
 
 local M = {}
@@ -11,7 +12,8 @@ local M = {}
 local pending = {} ---@type table<string, table<integer, true>> floating windows by session id
 
 local close_window = prompts.close_window
-local PLAN_TOOL = 'ExitPlanMode' -- plan approval comes as a permission request for this tool
+local PLAN_TOOL = protocol.tool.plan
+local ALLOW, ALWAYS, DENY = protocol.decision.allow, protocol.decision.allow_always, protocol.decision.deny
 M.PROMPT_COMMAND_CHARS = 160 -- how much of a command the one-line question shows; the float shows it all
 
 local function command_of(params)
@@ -79,7 +81,7 @@ local function show_detail(params)
 end
 
 -- Deny this call and cancel the whole turn (closing the question any other way only denies the call).
-local CANCEL_TURN = { label = 'Cancel the turn', key = '<C-c>', answer = { decision = 'deny' }, cancel_turn = true }
+local CANCEL_TURN = { label = 'Cancel the turn', key = '<C-c>', answer = { decision = DENY }, cancel_turn = true }
 
 --- The choices offered for `params`: each has a `label` and the `answer` sent, or `feedback` (ask for
 --- it, then deny) or `cancel_turn` (deny, then cancel the session's turn).
@@ -88,13 +90,13 @@ local CANCEL_TURN = { label = 'Cancel the turn', key = '<C-c>', answer = { decis
 function M.choices(params)
   if params.tool == PLAN_TOOL then
     return {
-      { label = 'Approve plan', key = 'a', answer = { decision = 'allow' } },
-      { label = 'Keep planning', key = 'd', answer = { decision = 'deny' } },
+      { label = 'Approve plan', key = 'a', answer = { decision = ALLOW } },
+      { label = 'Keep planning', key = 'd', answer = { decision = DENY } },
       { label = 'Keep planning, with feedback…', key = 'f', feedback = true },
       CANCEL_TURN,
     }
   end
-  local items = { { label = 'Allow once', key = 'a', answer = { decision = 'allow' } } }
+  local items = { { label = 'Allow once', key = 'a', answer = { decision = ALLOW } } }
   local rules = {}
   for _, rule in ipairs(type(params.suggestions) == 'table' and params.suggestions or {}) do
     if type(rule) == 'string' and rule ~= '' then
@@ -109,14 +111,14 @@ function M.choices(params)
   table.insert(items, {
     label = always,
     key = 'A',
-    answer = { decision = 'allowAlways', rules = rules, rule = rules[1], destination = 'session' },
+    answer = { decision = ALWAYS, rules = rules, rule = rules[1], destination = protocol.destination.session },
   })
   table.insert(items, {
     label = always .. ' in this workspace',
     key = 'W',
-    answer = { decision = 'allowAlways', rules = rules, rule = rules[1], destination = 'localSettings' },
+    answer = { decision = ALWAYS, rules = rules, rule = rules[1], destination = protocol.destination.workspace },
   })
-  table.insert(items, { label = 'Deny', key = 'd', answer = { decision = 'deny' } })
+  table.insert(items, { label = 'Deny', key = 'd', answer = { decision = DENY } })
   table.insert(items, { label = 'Deny with feedback…', key = 'f', feedback = true })
   table.insert(items, CANCEL_TURN)
   return items
@@ -152,7 +154,7 @@ end
 ---@param done fun(answer: table)
 local function resolve(params, choice, done)
   if not choice then
-    return done({ decision = 'deny' })
+    return done({ decision = DENY })
   end
   if choice.cancel_turn then
     -- the cancel goes out before the answer: the turn ends instead of going on without this call
@@ -164,7 +166,7 @@ local function resolve(params, choice, done)
   end
   vim.schedule(function()
     vim.ui.input({ prompt = 'What should handrail do instead? ' }, function(text)
-      local answer = { decision = 'deny' }
+      local answer = { decision = DENY }
       if text and text ~= '' then
         answer.feedback = text
       end
@@ -226,7 +228,7 @@ function M.handler(_, params, _)
       table.insert(closers, close)
       pending[session] = pending[session] or {}
       pending[session][close] = true
-    end) or { decision = 'deny' }
+    end) or { decision = DENY }
   end
   local win = show_detail(params)
   if win then
@@ -239,7 +241,7 @@ function M.handler(_, params, _)
     -- an abandoned prompt (turn cancelled) closes and comes back as nil; the server drops the answer
     answer = prompts.wait(params.toolUseId, { win }, function(finish)
       ask(params, finish)
-    end) or { decision = 'deny' }
+    end) or { decision = DENY }
   else
     -- no coroutine (older Neovim): a blocking list
     local items = M.choices(params)
@@ -250,9 +252,9 @@ function M.handler(_, params, _)
     local choice = items[vim.fn.inputlist(list)]
     if choice and choice.feedback then
       local text = vim.fn.input('What should handrail do instead? ')
-      answer = { decision = 'deny', feedback = text ~= '' and text or nil }
+      answer = { decision = DENY, feedback = text ~= '' and text or nil }
     else
-      answer = choice and choice.answer or { decision = 'deny' }
+      answer = choice and choice.answer or { decision = DENY }
     end
   end
   if win then
