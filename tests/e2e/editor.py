@@ -24,7 +24,7 @@ from pygls.workspace.position_codec import PositionCodec
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
-from handrail.server.lsp_values import to_plain
+from handrail.lsp.lsp_values import to_plain
 
 WORKSPACE_ALWAYS = "Always allow … in this workspace"  # an answer that picks the workspace-wide "always"
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from handrail.agent.agent_loop import add_user_content
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.rules import PermissionRule
-from handrail.server.agent_loop import add_user_content
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOptions, ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.execution import ToolUse, run_tool_use

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from handrail.server.message_builder import MessageBuilder
-from handrail.server.transcript import Transcript, load_transcript
+from handrail.agent.message_builder import MessageBuilder
+from handrail.agent.transcript import Transcript, load_transcript
 from handrail.tools.execution import ToolUse
 from handrail.tools.tool_input import MAX_INPUT_CHARS, MAX_INPUT_DEPTH, decode_tool_input, input_problem
 
