@@ -15,6 +15,7 @@ from handrail.agent.model_errors import describe_failure
 from handrail.agent.settings import load_settings, parse_effort
 from handrail.agent.system_prompt import SessionDate, system_prompt
 from handrail.agent.usage import TurnUsage, UsageTotals, parse_prices, price_book, request_cost
+from handrail.wire.models import to_wire
 
 USAGE = {"input_tokens": 1_000, "cache_creation_input_tokens": 10_000, "cache_read_input_tokens": 100_000,
          "output_tokens": 2_000}
@@ -37,17 +38,17 @@ def test_turn_and_session_totals() -> None:
     usage = TurnUsage(price_book({}), session)
     usage.add(USAGE, "claude-sonnet-5-5")
     usage.add({"input_tokens": 5, "output_tokens": 5}, "some-unknown-model")
-    report = usage.as_json(context_tokens=113_000, context_window=200_000)
+    report = to_wire(usage.as_wire(context_tokens=113_000, context_window=200_000))
     assert (report["inputTokens"], report["cacheWriteTokens"], report["cacheReadTokens"], report["outputTokens"]) == (
         1_005, 10_000, 100_000, 2_005)
     assert report["costUsd"] == pytest.approx(request_cost(USAGE, MODELS["claude-sonnet-5-5"].prices), abs=1e-6)
     assert (report["contextTokens"], report["contextWindow"]) == (113_000, 200_000)
-    assert report["session"] == usage.turn.as_json()
+    assert report["session"] == to_wire(usage.turn.as_wire())
     TurnUsage(price_book({}), session).add(USAGE, "claude-sonnet-5-5")  # the next turn adds to the session
     assert session.cache_read_tokens == 200_000
     unpriced = UsageTotals()
     unpriced.add(USAGE, None)
-    assert unpriced.as_json()["costUsd"] is None
+    assert unpriced.as_wire().cost_usd is None
 
 
 def test_the_prices_setting_overrides_and_fills_in() -> None:

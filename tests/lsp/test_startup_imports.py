@@ -1,5 +1,6 @@
-"""Server start-up stays light: what answers `initialize` is pygls and the LSP side of handrail; the agent's
-modules (pydantic, the permission engine, sessions, tools, tree-sitter, the MCP SDK, the model SDK) load after."""
+"""Server start-up stays light: what answers `initialize` is pygls and the LSP side of handrail; the agent
+(`handrail.agent`: sessions, the turn, the MCP and model SDKs), the wire models (pydantic), the permission
+engine, the tools and tree-sitter load after."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ HEAVY = (
     "handrail.tools",
     "handrail.permissions.context",
     "handrail.permissions.settings",
-    "handrail.agent.agent_loop",
-    "handrail.agent.session",
-    "handrail.agent.mcp_manager",
+    "handrail.agent",
+    "handrail.wire.models",
 )
 
 

@@ -13,16 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-from lsprotocol import types
-from pygls.lsp.server import LanguageServer
+from typing import Any
 
 from handrail.agent.permission_state import PermissionState
-from handrail.lsp.lsp_values import field_of
+from handrail.agent.ports import Dialogs, Notices
 from handrail.permissions.mcp_approval import server_trust, with_server_approved
 from handrail.permissions.visible import visible
 from handrail.tools.mcp.config import McpServerConfig, collect_servers
@@ -30,11 +27,11 @@ from handrail.tools.mcp.model import McpConnection
 from handrail.tools.mcp.resources import list_resources_tool, read_resource_tool
 from handrail.tools.mcp.runner import McpServerRunner, RunnerEvent
 from handrail.tools.protocol import Tool
+from handrail.wire.models import McpApproveResult, McpCommands, McpRestartResult, McpServerStatus, McpState, McpStatus
 from handrail.wire.names import APPROVE_MCP_COMMAND, RESTART_MCP_COMMAND
 
 log = logging.getLogger(__name__)
 
-McpStatusState = Literal["starting", "running", "failed", "restarting", "stopped", "needsApproval", "untrusted"]
 APPROVE = "Approve"
 NOT_NOW = "Not now"
 _SOURCE_LABELS = {
@@ -56,7 +53,7 @@ class Blocked:
     """A configured server that is not started, and why."""
 
     config: McpServerConfig
-    state: McpStatusState
+    state: McpState
     reason: str
 
 
@@ -65,12 +62,12 @@ class McpManager:
 
     def __init__(
         self,
-        ls: LanguageServer,
+        notices: Notices,
         permissions: PermissionState,
         roots: Callable[[], Sequence[Path]],
         env: Mapping[str, str] | None = None,
     ) -> None:
-        self._ls = ls
+        self._notices = notices
         self._permissions = permissions
         self._roots = roots
         self._env = os.environ if env is None else env
@@ -155,7 +152,7 @@ class McpManager:
         self._runners[config.name] = runner
         runner.start()
 
-    async def restart(self, name: str) -> dict[str, Any]:
+    async def restart(self, name: str) -> McpRestartResult:
         """Stop the server `name` if it runs and start it afresh (a failed one too: its command may exist now).
 
         The definition is read again first, so a fixed one is what starts. Returns at once;
@@ -164,16 +161,16 @@ class McpManager:
         await self.sync()
         async with self._lock:
             if self._stopped:
-                return {"restarted": False, "name": name, "reason": "handrail is shutting down"}
+                return McpRestartResult(restarted=False, name=name, reason="handrail is shutting down")
             runner = self._runners.pop(name, None)
             if runner is None:
                 blocked = self._blocked.get(name)
                 reason = blocked.reason if blocked else f"no MCP server named {name!r} is configured"
-                return {"restarted": False, "name": name, "reason": reason}
+                return McpRestartResult(restarted=False, name=name, reason=reason)
             await runner.stop()
             self._start(runner.config)
-        self._log(types.MessageType.Info, f"MCP server '{name}' is restarting at your request")
-        return {"restarted": True, "name": name}
+        self._log(f"MCP server '{name}' is restarting at your request")
+        return McpRestartResult(restarted=True, name=name)
 
     async def stop_all(self) -> None:
         """Stop every server and wait until their processes are gone."""
@@ -196,7 +193,7 @@ class McpManager:
             and not self._permissions.was_asked(b.config.digest)
         ]
 
-    async def offer_approvals(self, ask: Callable[[str, list[str]], Awaitable[str | None]]) -> None:
+    async def offer_approvals(self, dialogs: Dialogs) -> None:
         """Ask about each server waiting for approval (once per definition and run).
 
         "Approve" approves the definition shown; one that changed while the question was
@@ -206,14 +203,14 @@ class McpManager:
             for config in pending:
                 self._asked.add((config.name, config.digest))
                 try:
-                    choice = await ask(approval_text(config), [APPROVE, NOT_NOW])
+                    choice = await dialogs.choose(approval_text(config), [APPROVE, NOT_NOW])
                 except Exception as exc:
                     log.warning("could not ask about MCP server %s: %s", config.name, exc)
                     return
                 if choice == APPROVE:
                     await self.approve(config.name, config.digest)
 
-    async def approve(self, name: str, digest: str | None = None) -> dict[str, Any]:
+    async def approve(self, name: str, digest: str | None = None) -> McpApproveResult:
         """Approve the workspace's server `name` and start it: the definition with `digest` (the one the user
         was shown), or without one the current definition."""
         await self.sync()
@@ -221,12 +218,12 @@ class McpManager:
         if blocked is None:
             running = name in self._runners
             reason = "it is already allowed to run" if running else f"no MCP server named {name!r} is configured"
-            return {"approved": running, "name": name, "reason": reason}
+            return McpApproveResult(approved=running, name=name, reason=reason)
         if blocked.state != "needsApproval" or blocked.config.file is None:
-            return {"approved": False, "name": name, "reason": blocked.reason}
+            return McpApproveResult(approved=False, name=name, reason=blocked.reason)
         if digest is not None and blocked.config.digest != digest:
             reason = "its definition changed while you were asked; the new one needs your approval"
-            return {"approved": False, "name": name, "reason": reason}
+            return McpApproveResult(approved=False, name=name, reason=reason)
         current = self._permissions.current
         assert current is not None
         approvals = with_server_approved(
@@ -234,49 +231,45 @@ class McpManager:
         )
         await self._permissions.store_approvals(current, approvals)
         await self.sync(reload=False)
-        return {"approved": True, "name": name}
+        return McpApproveResult(approved=True, name=name)
 
     # ------------------------------------------------------------------ reporting
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> McpStatus:
         """The `handrail.mcpStatus` answer: every configured server, its state and tools."""
-        servers: list[dict[str, Any]] = []
+        servers: list[McpServerStatus] = []
         for runner in self._runners.values():
-            entry: dict[str, Any] = {
-                "name": runner.name,
-                "source": runner.config.source,
-                "state": runner.state,
-                "tools": [t.name for t in runner.tools],
-            }
+            entry: dict[str, Any] = {}
             if runner.error:
                 entry["error"] = runner.error
             if (change := runner.last_change) is not None:  # the latest tools/list_changed followed
-                entry["toolsChanged"] = {"added": list(change.added), "removed": list(change.removed)}
+                entry["tools_changed"] = {"added": list(change.added), "removed": list(change.removed)}
             if runner.state in ("failed", "restarting") and (tail := runner.stderr_tail()):
-                entry["stderrTail"] = tail
-            servers.append(entry)
+                entry["stderr_tail"] = tail
+            tools = [t.name for t in runner.tools]
+            servers.append(McpServerStatus(
+                name=runner.name, source=runner.config.source, state=runner.state, tools=tools, **entry
+            ))
         for blocked in self._blocked.values():
-            entry = {"name": blocked.config.name, "source": blocked.config.source, "state": blocked.state, "tools": []}
-            entry["error"] = blocked.reason
-            servers.append(entry)
-        return {
-            "servers": sorted(servers, key=lambda s: str(s["name"])),
+            servers.append(McpServerStatus(
+                name=blocked.config.name, source=blocked.config.source, state=blocked.state, tools=[],
+                error=blocked.reason,
+            ))
+        return McpStatus(
+            servers=sorted(servers, key=lambda s: s.name),
             # how to act on an entry: both take [{name}]
-            "commands": {"restart": RESTART_MCP_COMMAND, "approve": APPROVE_MCP_COMMAND},
-        }
+            commands=McpCommands(restart=RESTART_MCP_COMMAND, approve=APPROVE_MCP_COMMAND),
+        )
 
     def _on_event(self, runner: McpServerRunner, event: RunnerEvent) -> None:
         name = runner.name
         if event == "running":
             again = " again" if runner.restarts else ""
-            self._log(types.MessageType.Info, f"MCP server '{name}' connected{again} ({len(runner.tools)} tools)")
+            self._log(f"MCP server '{name}' connected{again} ({len(runner.tools)} tools)")
             return
         if event == "toolsChanged":
             change = runner.last_change.describe() if runner.last_change else "updated"
-            self._log(
-                types.MessageType.Info,
-                f"MCP server '{name}' changed its tools: {change} (now {len(runner.tools)} tools)",
-            )
+            self._log(f"MCP server '{name}' changed its tools: {change} (now {len(runner.tools)} tools)")
             return
         tail = runner.stderr_tail()
         details = f"\n{tail}" if tail else ""
@@ -289,12 +282,12 @@ class McpManager:
             message = f"MCP server '{name}' failed: {runner.error} (run {RESTART_MCP_COMMAND} to try again)"
         else:
             return
-        self._log(types.MessageType.Warning, message + details)
-        self._ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message + details))
+        self._log(message + details, warning=True)
+        self._notices.warn(message + details)
 
-    def _log(self, kind: types.MessageType, message: str) -> None:
+    def _log(self, message: str, *, warning: bool = False) -> None:
         log.info("%s", message)
-        self._ls.window_log_message(types.LogMessageParams(type=kind, message=message))
+        self._notices.log(message, warning=warning)
 
 
 def approval_text(config: McpServerConfig) -> str:
@@ -309,16 +302,3 @@ def approval_text(config: McpServerConfig) -> str:
         f"The workspace's {where} defines the MCP server '{visible(config.name)}', which "
         f"{visible(config.describe())}. {risk} Start it?"
     )
-
-
-async def ask_with_message_request(ls: LanguageServer, message: str, actions: list[str]) -> str | None:
-    """Ask through window/showMessageRequest; the chosen action's title (None when dismissed)."""
-    choice = await ls.window_show_message_request_async(
-        types.ShowMessageRequestParams(
-            type=types.MessageType.Warning,
-            message=message,
-            actions=[types.MessageActionItem(title=title) for title in actions],
-        )
-    )
-    title = field_of(choice, "title")
-    return title if isinstance(title, str) else None

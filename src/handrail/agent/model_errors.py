@@ -8,12 +8,10 @@ exception's own text as the whole story.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-FailureKind = Literal[
-    "noApiKey", "apiKey", "billing", "forbidden", "model", "rateLimited", "overloaded", "server", "network",
-    "badRequest", "stream", "other",
-]
+from handrail.wire.models import TurnError
+from handrail.wire.names import TurnErrorKind as FailureKind
 
 _RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 DEFAULT_API_URL = "https://api.anthropic.com"
@@ -42,9 +40,9 @@ class ModelFailure:
     kind: FailureKind
     message: str
 
-    def as_json(self) -> dict[str, str]:
+    def as_wire(self) -> TurnError:
         """The `error` field of a turn's result and its `turnEnd`."""
-        return {"kind": self.kind, "message": self.message}
+        return TurnError(kind=self.kind, message=self.message)
 
 
 def no_api_key() -> ModelError:

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
 
-from lsprotocol import types
-
-from handrail.agent.permission_state import PendingFile
-from handrail.agent.skill_host import load_skills, pending_skill_approvals
-from handrail.lsp.lsp_values import field_of
+from handrail.agent.permission_state import PendingFile, PermissionState
+from handrail.agent.ports import Dialogs
+from handrail.agent.skill_host import ProblemReporter, load_skills, pending_skill_approvals
 from handrail.permissions.trust import Approvals
 from handrail.permissions.visible import visible
 from handrail.tools.skills import SkillCatalog, SkillDefinition
-
-if TYPE_CHECKING:
-    from handrail.lsp.app import HandrailServer
 
 log = logging.getLogger(__name__)
 
@@ -31,17 +26,17 @@ NOT_NOW = "Not now"
 MAX_ITEMS_PER_QUESTION = 25
 
 
-def current_approvals(ls: HandrailServer) -> Approvals:
+def current_approvals(state: PermissionState) -> Approvals:
     """The approvals as last loaded (none before the first load)."""
-    current = ls.permission_state.current
+    current = state.current
     return current.approvals if current is not None else Approvals()
 
 
-async def approve_project_skills(ls: HandrailServer) -> int:
+async def approve_project_skills(state: PermissionState, roots: Sequence[Path], problems: ProblemReporter) -> int:
     """Approve the current content of the trusted project skills whose allowed-tools wait for it."""
-    skills = await load_skills(ls.workspace_roots(), current_approvals(ls), ls.skill_problems)
-    pending = pending_skill_approvals(skills, current_approvals(ls))
-    await ls.permission_state.approve_digests([(skill.path, skill.digest) for skill in pending])
+    skills = await load_skills(roots, current_approvals(state), problems)
+    pending = pending_skill_approvals(skills, current_approvals(state))
+    await state.approve_digests([(skill.path, skill.digest) for skill in pending])
     return len(pending)
 
 
@@ -73,27 +68,21 @@ def _first(files: Sequence[PendingFile], limit: int) -> list[PendingFile]:
     return shown
 
 
-async def offer_project_approval(ls: HandrailServer, skills: SkillCatalog) -> None:
+async def offer_project_approval(state: PermissionState, skills: SkillCatalog, dialogs: Dialogs) -> None:
     """Ask once per content whether what the workspace's settings and skills would loosen may apply."""
-    state = ls.permission_state
     while True:
         files = _first(state.pending_approvals(), MAX_ITEMS_PER_QUESTION)
-        waiting = [s for s in pending_skill_approvals(skills, current_approvals(ls)) if not state.was_asked(s.digest)]
+        pending = pending_skill_approvals(skills, current_approvals(state))
+        waiting = [s for s in pending if not state.was_asked(s.digest)]
         if not files and not waiting:
             return
         state.mark_asked([*(item.digest for file in files for item in file.items), *(s.digest for s in waiting)])
         try:
-            choice = await ls.window_show_message_request_async(
-                types.ShowMessageRequestParams(
-                    type=types.MessageType.Warning,
-                    message=approval_message(files, waiting),
-                    actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=NOT_NOW)],
-                )
-            )
+            choice = await dialogs.choose(approval_message(files, waiting), [APPROVE, NOT_NOW])
         except Exception as exc:
             log.warning("could not ask about project settings: %s", exc)
             return
-        if field_of(choice, "title") != APPROVE:
+        if choice != APPROVE:
             return
         await state.approve_items(files)  # exactly what was shown; anything newer is asked about next
         await state.approve_digests([(skill.path, skill.digest) for skill in waiting])

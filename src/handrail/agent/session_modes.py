@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from handrail.agent.ports import ChatSink
 from handrail.agent.session import Session
-from handrail.lsp.chat import ChatChannel
 from handrail.permissions.modes import PermissionMode
 
 PLAN: PermissionMode = "plan"
@@ -22,7 +22,7 @@ def set_session_mode(session: Session, mode: PermissionMode | None, apply: Calla
 class SessionModes:
     """Implements the tool ModeControl port for one session."""
 
-    def __init__(self, session: Session, apply: Callable[[Session], None], chat: ChatChannel) -> None:
+    def __init__(self, session: Session, apply: Callable[[Session], None], chat: ChatSink) -> None:
         self._session = session
         self._apply = apply  # recomputes the session's permission context from its mode
         self._chat = chat

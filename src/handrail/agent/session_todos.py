@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from handrail.agent.ports import ChatSink
 from handrail.agent.session import Session
-from handrail.lsp.chat import ChatChannel
-from handrail.tools.todos import TodoItem, todos_json
+from handrail.tools.todos import TodoItem
 
 
 class SessionTodos:
     """A TodoBoard over the session's list that tells the client each time it changes."""
 
-    def __init__(self, session: Session, chat: ChatChannel) -> None:
+    def __init__(self, session: Session, chat: ChatSink) -> None:
         self._session = session
         self._chat = chat
 
@@ -23,4 +23,4 @@ class SessionTodos:
     def replace(self, todos: Sequence[TodoItem]) -> None:
         """Keep the new list and send it whole (chat kind `todos`)."""
         self._session.todos = tuple(todos)
-        self._chat.todos(todos_json(self._session.todos))
+        self._chat.todos(self._session.todos)

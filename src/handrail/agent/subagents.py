@@ -27,18 +27,18 @@ from typing import Any
 
 from handrail.agent.agent_loop import TurnConfig, run_turn
 from handrail.agent.model_client import DEFAULT_MODEL, ModelClient, ModelSettings
+from handrail.agent.ports import ChatSink
 from handrail.agent.project_instructions import NestedInstructions
 from handrail.agent.session import Session, SessionCatalog
 from handrail.agent.skill_host import ProblemReporter
 from handrail.agent.system_prompt import agent_system_prompt
+from handrail.agent.turn_ports import TurnPorts
 from handrail.agent.usage import TurnUsage
-from handrail.lsp.chat import ChatChannel
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.rules import PermissionRule
 from handrail.permissions.trust import Approvals
 from handrail.tools.agent_definitions import AgentCatalog, load_agent_catalog
 from handrail.tools.agent_tool_sets import agent_tools
-from handrail.tools.auto_mode import user_intent
 from handrail.tools.background_agents import BackgroundAgent
 from handrail.tools.builtin_agents import BUILTIN_AGENTS
 from handrail.tools.context import (
@@ -107,7 +107,7 @@ class HeadlessPrompter:
 class SubAgentProgress:
     """Shows a sub-agent's tool calls under the parent's Task call (events carry `parentToolUseId`)."""
 
-    def __init__(self, chat: ChatChannel, parent_tool_use_id: str) -> None:
+    def __init__(self, chat: ChatSink, parent_tool_use_id: str) -> None:
         self._chat = chat
         self._parent = parent_tool_use_id
 
@@ -157,7 +157,7 @@ class SubAgents:
     instructions: str = ""
     max_turns: int = 50
     usage: TurnUsage | None = None
-    chat: ChatChannel | None = None  # None: no one sees the agents' progress
+    chat: ChatSink | None = None  # None: no one sees the agents' progress
     prompter: UserPrompter | None = None  # None: headless, every ask is denied
 
     def agent_types(self) -> Mapping[str, str]:
@@ -220,30 +220,18 @@ class SubAgents:
         prompter: UserPrompter = HeadlessPrompter()
         if self.prompter is not None and not background:
             prompter = AgentPrompter(self.prompter, origin)
-        options = replace(ctx.options, tool_names=toolset.names)
-        board = MemoryTodoBoard()  # a sub-agent's list is its own scratchpad, not the session's
-        catalog = SessionCatalog(session, pool)
+        ports = TurnPorts.for_sub_agent(
+            ctx,
+            options=replace(ctx.options, tool_names=toolset.names),
+            prompter=prompter,
+            progress=progress,
+            catalog=SessionCatalog(session, pool),
+            todos=MemoryTodoBoard(),  # a sub-agent's list is its own scratchpad, not the session's
+        )
 
         def make_context(current: Session) -> ToolUseContext:
-            return replace(
-                ctx,
-                options=options,
-                prompter=prompter,
-                progress=progress,
-                permission_context=self.parent.permission_context,  # live: rules given meanwhile apply
-                messages=current.messages,
-                tool_use_id="",
-                catalog=catalog,
-                agents=None,
-                todos=board,
-                questions=None,  # a sub-agent never asks the user questions or changes the session's mode
-                modes=None,
-                file_state=self.parent.file_state,
-                permission_updates=self.parent.updates,
-                background_agents=None,
-                # auto mode's classifier judges by what the user asked, not by the model-written task
-                user_prompt=ctx.user_prompt if ctx.user_prompt is not None else user_intent(ctx.messages),
-            )
+            # the parent's permission context, live (rules given meanwhile apply), and its files and shell
+            return ports.context(self.parent, current.messages)
 
         cwd = ctx.options.cwd
         instructions = NestedInstructions(self.roots, cwd, pool.tools, session.instruction_files).reminders

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from handrail.agent.model_catalog import ModelPrices, model_info
+from handrail.wire import models as wire
 
 PriceBook = Callable[[str], ModelPrices | None]
 """A model's prices by its id (None when unknown)."""
@@ -96,16 +96,16 @@ class UsageTotals:
         else:
             self.cost_usd += request_cost(usage, prices)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_wire(self) -> wire.UsageTotals:
         """The totals as a client sees them (`costUsd` null when no request could be priced)."""
         priced = self.unpriced_requests == 0 or self.cost_usd > 0
-        return {
-            "inputTokens": self.input_tokens,
-            "cacheReadTokens": self.cache_read_tokens,
-            "cacheWriteTokens": self.cache_write_tokens,
-            "outputTokens": self.output_tokens,
-            "costUsd": round(self.cost_usd, 6) if priced else None,
-        }
+        return wire.UsageTotals(
+            input_tokens=self.input_tokens,
+            cache_read_tokens=self.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=round(self.cost_usd, 6) if priced else None,
+        )
 
 
 @dataclass
@@ -122,12 +122,12 @@ class TurnUsage:
         self.turn.add(usage, prices)
         self.session.add(usage, prices)
 
-    def as_json(self, context_tokens: int = 0, context_window: int = 0) -> dict[str, Any]:
+    def as_wire(self, context_tokens: int = 0, context_window: int = 0) -> wire.Usage:
         """The `usage` field of `turnEnd`: the turn's totals, the session's, and how full the context window
         is (the tokens the last request and its answer took, against the window compaction keeps to)."""
-        return {
-            **self.turn.as_json(),
-            "session": self.session.as_json(),
-            "contextTokens": context_tokens,
-            "contextWindow": context_window,
-        }
+        return wire.Usage(
+            **self.turn.as_wire().model_dump(),
+            session=self.session.as_wire(),
+            context_tokens=context_tokens,
+            context_window=context_window,
+        )

@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from handrail.lsp.app import HandrailServer
+    from handrail.agent.model_client import ModelClient
 
 log = logging.getLogger(__name__)
 
@@ -25,21 +26,20 @@ def _load_turn_modules(cwd: Path) -> None:
     import anthropic.types
 
     anthropic.DefaultAioHttpClient  # noqa: B018  (imports aiohttp, which the client talks HTTP through)
-    import handrail.agent.ask  # noqa: F401  (the agent loop, the tools and the permission engine)
+    import handrail.agent.ask
+    import handrail.wire.models  # noqa: F401  (the commands' parameters and results)
     from handrail.permissions.context import PermissionContext
     from handrail.tools.registry import assemble_tool_pool
 
     assemble_tool_pool(PermissionContext(workspace_roots=(cwd,))).definitions()
 
 
-async def warm_up(ls: HandrailServer) -> None:
+async def warm_up(cwd: Path, model_client: Callable[[], ModelClient]) -> None:
     """Import the SDK and the turn's modules, build the tools' schemas, and make the SDK client the settings
-    known so far ask for (the first turn's, unless the client's configuration says otherwise)."""
-    from handrail.agent.settings import load_settings
-
+    known so far ask for (`model_client`: the first turn's, unless the client's configuration says otherwise)."""
     started = time.perf_counter()
-    await asyncio.to_thread(_load_turn_modules, ls.workspace_roots()[0])
-    client = ls.model_client(load_settings(None, ls.init_options).model)
+    await asyncio.to_thread(_load_turn_modules, cwd)
+    client = model_client()
     try:
         await asyncio.to_thread(client.prepare)
     except Exception as exc:  # no API key yet, say: the first turn reports it

@@ -1,1 +1,2 @@
-"""The pygls server: LSP wiring, sessions, the agent loop, and the editor-backed ports."""
+"""The language server: the only package that speaks LSP (pygls, lsprotocol). It answers the editor, keeps
+its documents, and implements the editor ports the agent (`handrail.agent`) asks through."""

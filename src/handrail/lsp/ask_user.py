@@ -15,11 +15,11 @@ from pygls.lsp.server import LanguageServer
 from handrail.lsp.chat import ChatChannel
 from handrail.lsp.client_features import ClientFeatures
 from handrail.lsp.lsp_values import field_of
-from handrail.lsp.prompter import PERMISSION_METHOD, permission_params, send_cancellable
-from handrail.lsp.protocol import ASK_USER_METHOD
+from handrail.lsp.prompter import permission_params, send_cancellable
 from handrail.permissions.visible import cut_middle, visible
 from handrail.tools.context import PermissionRequest
 from handrail.tools.questions import PlanVerdict, Question
+from handrail.wire.names import ASK_USER_METHOD, PERMISSION_METHOD
 
 APPROVE_PLAN = "Approve plan"
 KEEP_PLANNING = "Keep planning"

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-CHAT_METHOD = "handrail/chat"
+from handrail.tools.todos import TodoItem, todos_json
+from handrail.wire.models import BackgroundTask, TurnError, Usage, to_wire
+from handrail.wire.names import CHAT_METHOD, ChatEventKind
+
 _PREVIEW_CHARS = 2000
 
 
 class ChatChannel:
-    """Streams one session's turn to the client; implements the tool ProgressReporter port."""
+    """Streams one session's turn to the client (`handrail/chat`) with the turn's work-done progress;
+    implements the agent's ChatSink port and the tools' ProgressReporter."""
 
     def __init__(self, server: LanguageServer, session_id: str, progress_token: str | None) -> None:
         self._server = server
@@ -25,7 +29,7 @@ class ChatChannel:
         self.streamed_text = ""
         self._parents: dict[str, str] = {}  # a sub-agent's tool call → the Task call that started the agent
 
-    def _send(self, kind: str, **fields: Any) -> None:
+    def _send(self, kind: ChatEventKind, **fields: Any) -> None:
         parent = self._parents.get(fields.get("toolUseId", ""))
         if parent is not None:
             fields["parentToolUseId"] = parent
@@ -89,18 +93,31 @@ class ChatChannel:
         """The session's permission mode changed."""
         self._send("mode", mode=mode)
 
-    def todos(self, todos: list[dict[str, str]]) -> None:
+    def todos(self, todos: Sequence[TodoItem]) -> None:
         """The session's task list changed (the whole list)."""
-        self._send("todos", todos=todos)
+        self._send("todos", todos=todos_json(todos))
+
+    def background(self, tasks: Sequence[BackgroundTask]) -> None:
+        """The session's background agents and shells changed (the whole list; it may come between turns)."""
+        self._send("background", tasks=[to_wire(task) for task in tasks])
 
     def turn_ended(
-        self, stop_reason: str, text: str, usage: dict[str, Any] | None = None, error: dict[str, str] | None = None
+        self, stop_reason: str, text: str, usage: Usage | None = None, error: TurnError | None = None
     ) -> None:
         """A turn ended (with the tokens its model requests used and their cost, and why it failed if it did)."""
-        extra: dict[str, Any] = {"usage": usage} if usage is not None else {}
+        extra: dict[str, Any] = {"usage": to_wire(usage)} if usage is not None else {}
         if error is not None:
-            extra["error"] = error
+            extra["error"] = to_wire(error)
         self._send("turnEnd", stopReason=stop_reason, text=text, **extra)
+
+    def on_cancel(self, callback: Callable[[], object]) -> None:
+        """Call `callback` when the client cancels the turn's work-done progress."""
+        if self._token is not None:
+            self._server.work_done_progress.tokens[self._token].add_done_callback(lambda _: callback())
+
+    def end_progress(self, message: str) -> None:
+        """End the turn's work-done progress."""
+        end_progress(self._server, self._token, message)
 
 
 async def begin_progress(server: LanguageServer, title: str) -> str | None:

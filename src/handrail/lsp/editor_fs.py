@@ -34,6 +34,7 @@ from handrail.tools.filesystem import (
     read_disk,
     text_hash,
 )
+from handrail.wire.names import SAVE_DOCUMENT_METHOD
 
 log = logging.getLogger(__name__)
 
@@ -247,9 +248,9 @@ class EditorFileSystem:
 
     async def _save(self, uri: str, path: Path, text: str) -> bool:
         try:
-            answer: Any = await self._server.protocol.send_request_async("handrail/saveDocument", {"uri": uri})
+            answer: Any = await self._server.protocol.send_request_async(SAVE_DOCUMENT_METHOD, {"uri": uri})
         except Exception as exc:
-            log.warning("handrail/saveDocument failed for %s: %s", uri, exc)
+            log.warning("%s failed for %s: %s", SAVE_DOCUMENT_METHOD, uri, exc)
             return False
         saved = field_of(answer, "saved") is True
         if not saved:

@@ -19,12 +19,12 @@ from handrail.permissions.persist import Destination
 from handrail.permissions.rules import MCP_PREFIX
 from handrail.permissions.visible import cut_middle, visible
 from handrail.tools.context import PermissionAnswer, PermissionRequest
+from handrail.wire.names import PERMISSION_METHOD
 
 DESTINATIONS = get_args(Destination)
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
 SHOW_FULL_COMMAND = "Show full command"
-PERMISSION_METHOD = "handrail/permission"
 _DIFF_LINES_IN_MESSAGE = 40
 COMMAND_CHARS_IN_MESSAGE = 1500
 _ARGUMENT_CHARS_IN_MESSAGE = 2000

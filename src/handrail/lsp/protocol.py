@@ -46,13 +46,13 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 
 from handrail.lsp.document_sync import apply_did_change
 from handrail.lsp.documents import block_workspace
+from handrail.wire.names import ASK_USER_METHOD
 
 # a notification nobody handles: what an already-answered bad request turns into
 ANSWERED = "$/handrail/answered"
 
 log = logging.getLogger(__name__)
 
-ASK_USER_METHOD = "handrail/askUser"
 PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD})
 
 
