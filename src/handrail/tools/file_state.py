@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 
 from handrail.permissions.paths import resolve
-from handrail.tools.filesystem import FileSnapshot, text_hash
+from handrail.tools.filesystem import FileSnapshot
 
 
 @dataclass(frozen=True)
@@ -24,11 +23,6 @@ class ReadRecord:
     offset: int | None = None
     limit: int | None = None
     changed_externally: bool = False
-
-    @cached_property
-    def content_hash(self) -> str:
-        """The hash of `text`, computed when first asked (the disk watcher reports changes by hash)."""
-        return text_hash(self.text)
 
     @property
     def partial(self) -> bool:
@@ -63,7 +57,7 @@ class FileStateCache:
         return self._records.get(resolve(path))
 
     def mark_changed(self, path: Path) -> None:
-        """Note that something outside the agent changed `path` (disk watcher, user typing)."""
+        """Note that something outside the agent changed `path` (a shell command the model ran)."""
         key = resolve(path)
         record = self._records.get(key)
         if record is not None and not record.changed_externally:
