@@ -24,9 +24,11 @@ BENCHMARKS: dict[str, list[str]] = {
     "bench_mcp_startup": [],
     "bench_server": [],
     "bench_file_tools": [],
+    "bench_monorepo": [],
 }
 QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100", "--context-window", "20000"],
-                               "bench_file_tools": ["--files", "5000", "--megabytes", "50"]}
+                               "bench_file_tools": ["--files", "5000", "--megabytes", "50"],
+                               "bench_monorepo": ["--files", "20000"]}
 HEADER = ("measurement", "handrail", "side by side", "ratio", "target", "")
 
 

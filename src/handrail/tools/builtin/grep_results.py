@@ -11,7 +11,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-MAX_OUTPUT_CHARS = 50_000
+MAX_OUTPUT_CHARS = 50_000  # Grep's result limit: longer results would reach the model only as a preview
+LINES_BUDGET = MAX_OUTPUT_CHARS - 1_000  # for the lines; the rest is room for the count and the notes
 SEPARATOR = "--"  # ripgrep's line between groups of context lines
 
 Visible = Callable[[str], bool] | None
@@ -29,7 +30,7 @@ class LineWindow:
 
     offset: int = 0
     limit: int | None = None
-    budget: int = MAX_OUTPUT_CHARS
+    budget: int = LINES_BUDGET
     stops: bool = True
     lines: list[str] = field(default_factory=list)
     seen: int = 0
@@ -179,7 +180,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
 
 
-def fitting(lines: list[str], budget: int = MAX_OUTPUT_CHARS) -> list[str]:
+def fitting(lines: list[str], budget: int = LINES_BUDGET) -> list[str]:
     """The leading lines whose text, one per line, fits in `budget` characters (at least one)."""
     used = 0
     for index, line in enumerate(lines):
@@ -212,14 +213,14 @@ def format_shown(shown: Shown) -> str:
         text += f"\n(Showing {unit} {start + 1}-{end}; more matched. To see more, call Grep again with offset={end}.)"
     elif shown.total is None:
         text += (
-            f"\n(Output truncated at {MAX_OUTPUT_CHARS:,} characters: {unit} {start + 1}-{end} shown; more matched. "
+            f"\n(Output truncated: {unit} {start + 1}-{end} shown; more matched. "
             f"Narrow the search with path, glob, type or head_limit, or see more with offset={end}.)"
         )
     elif len(lines) < shown.total:
         text += f"\n(Showing {unit} {start + 1}-{end} of {shown.total}."
         text += f" To see more, call Grep again with offset={end}.)" if end < shown.total else ")"
-    if len(text) > MAX_OUTPUT_CHARS + 1_000:  # one over-long line; the windows keep the rest within the budget
-        text = text[:MAX_OUTPUT_CHARS] + (
+    if len(text) > LINES_BUDGET + 500:  # one over-long line: the windows keep the rest within the budget
+        text = text[:LINES_BUDGET] + (
             "\n(Output truncated: it was too long. Narrow the search with path, glob, type or head_limit.)"
         )
     return text
