@@ -17,7 +17,7 @@ from handrail.fake_model import FakeModel
 from handrail.server.lsp_values import to_plain
 from handrail.server.watcher import CLIENT_GLOBS
 from tests.e2e.editor import Editor, server_env, start_editor
-from tests.inotify import IN_CLOSE_NOWRITE, IN_OPEN, Watch, inotify_watches
+from tests.inotify import IN_CLOSE_NOWRITE, IN_OPEN, Watch, grow_monorepo, inotify_watches
 
 BROKEN = {"permissions": {"deny": ["Read(~someone/secrets)"]}}  # a rule the reload reports as a problem
 
@@ -95,14 +95,8 @@ async def _watches_settled(pid: int, count: int) -> list[Watch]:
 
 @pytest.fixture
 def monorepo(workspace: Path) -> Path:
-    """The workspace grown many folders, an ignored tree and a git directory (before the server starts)."""
-    for n in range(30):
-        (workspace / "src" / f"pkg{n}" / "deep").mkdir(parents=True)
-        (workspace / "src" / f"pkg{n}" / "deep" / "m.py").write_text("x = 1\n")
-    (workspace / "node_modules" / "dep").mkdir(parents=True)
-    (workspace / ".git" / "objects").mkdir(parents=True)
-    (workspace / ".handrail").mkdir()
-    return workspace
+    """The workspace grown many folders (before the server starts)."""
+    return grow_monorepo(workspace)
 
 
 async def test_without_a_client_watcher_two_folders_are_watched(monorepo: Path, editor: Editor) -> None:

@@ -6,7 +6,7 @@ import asyncio
 import errno
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from handrail.server.watcher import (
     limit_message,
     watched_files,
 )
-from tests.inotify import IN_ACCESS, IN_ATTRIB, IN_CLOSE_NOWRITE, IN_MODIFY, IN_OPEN, inotify_watches
+from tests.inotify import IN_ACCESS, IN_ATTRIB, IN_CLOSE_NOWRITE, IN_MODIFY, IN_OPEN, grow_monorepo, inotify_watches
 
 
 class Reports:
@@ -48,17 +48,8 @@ async def watcher(reports: Reports) -> AsyncIterator[SettingsWatcher]:
 
 
 @pytest.fixture
-def monorepo(tmp_path: Path) -> Iterator[Path]:
-    """A workspace with many folders, an ignored tree and a git directory: none of them is watched."""
-    root = tmp_path / "repo"
-    for n in range(40):
-        (root / "src" / f"pkg{n}" / "sub").mkdir(parents=True)
-        (root / "src" / f"pkg{n}" / "sub" / "mod.py").write_text("x = 1\n")
-    (root / "node_modules" / "dep").mkdir(parents=True)
-    (root / ".git" / "objects").mkdir(parents=True)
-    (root / ".handrail").mkdir()
-    (root / ".mcp.json").write_text("{}\n")
-    yield root
+def monorepo(tmp_path: Path) -> Path:
+    return grow_monorepo(tmp_path / "repo")
 
 
 def _inodes(*folders: Path) -> set[int]:

@@ -215,12 +215,11 @@ class _Search:
     def offset(self) -> int:
         return self.value.offset or 0
 
-    def disk_args(self, *extra: str) -> list[str] | None:
+    def disk_args(self) -> list[str] | None:
         """The arguments of the disk search (leaving out the buffers), or None when the target is a buffer."""
         if self.target in self.dirty:
             return None
-        exclude = [exclusion_glob(path, self.target) for path in self.dirty]
-        return [*extra, *rg_args(self.value, self.target, exclude=exclude)]
+        return rg_args(self.value, self.target, exclude=[exclusion_glob(path, self.target) for path in self.dirty])
 
     async def disk(self, consume: Consumer) -> RgRun | None:
         args = self.disk_args()
