@@ -80,7 +80,7 @@ async def test_writes_to_watched_files_are_reported_and_reads_are_not(
     for _ in range(10):
         mcp.read_text()
         (monorepo / "other.txt").write_text("not watched\n")
-    (monorepo / "src" / "pkg1" / "sub" / "mod.py").write_text("deep, not watched\n")
+    (monorepo / "src" / "pkg1" / "deep" / "m.py").write_text("deep, not watched\n")
     settings = monorepo / ".handrail" / "settings.json"
     settings.write_text("{}\n")
     assert await reports.next() == settings  # created...

@@ -193,12 +193,9 @@ class SettingsWatcher:
             self._observer.unschedule(watch)
 
     def _failed(self, folder: Path, error: OSError) -> None:
-        message = limit_message(error)
-        if message is None:
-            log.warning("cannot watch %s: %s", folder, error)
-            return
         log.warning("cannot watch %s: %s", folder, error)
-        if not self._limit_told:
+        message = limit_message(error)
+        if message is not None and not self._limit_told:
             self._limit_told = True
             self._call_soon(self._on_limit, message)
 
