@@ -301,8 +301,8 @@ def test_the_newest_paths_are_kept_and_no_more(tmp_path: Path) -> None:
         files.append(os.fsencode(path))
     for start in range(0, 40, 4):
         newest.add(files[start : start + 4])
-        assert len(newest._kept) <= 3
-    assert [path for _, path in newest.finish()] == [files[39], files[38], files[37]]
+        assert len(newest._newest) <= 3
+    assert newest.finish() == [files[39], files[38], files[37]]
     assert newest.total == 40
 
 

@@ -74,9 +74,7 @@ def instruction_files(folder: Path) -> list[Path]:
     return [folder / name for name in INSTRUCTION_FILES if (folder / name).is_file()]
 
 
-def read_instructions(
-    files: Sequence[Path], scope: ReadScope, budget: int = MAX_TOTAL_CHARS
-) -> list[tuple[Path, str]]:
+def read_instructions(files: Sequence[Path], scope: ReadScope, budget: int = MAX_TOTAL_CHARS) -> list[tuple[Path, str]]:
     """Each file's text, capped per file and in total (blocking I/O; files `scope` does not allow,
     and unreadable ones, are skipped)."""
     texts: list[tuple[Path, str]] = []

@@ -171,19 +171,25 @@ async def run_rg_paths(
     abort: asyncio.Event | None = None,
     prefix: str = "",
     visible: Callable[[str], bool] | None = None,
+    newest_first: bool = False,
 ) -> RgPaths:
     """Run ripgrep for a list of paths (`--files`, `--files-with-matches`) and keep the `limit` newest.
 
     `prefix` is put before each path ripgrep prints (relative paths are printed relative to `cwd`).
     `visible`, given such a full path, says whether it may be reported: the others are neither
     returned nor counted. Paths are stat'ed as ripgrep prints them, so sorting by modification
-    time overlaps the search instead of following it, and only the newest `limit` are ever kept.
-    Raises ToolError like `stream_rg`.
+    time overlaps a parallel search instead of following it, and only the newest `limit` are ever
+    kept; with `newest_first`, ripgrep prints them sorted already (`--sortr modified`, a listing
+    on one thread) and the first `limit` are kept. Raises ToolError like `stream_rg`.
     """
-    newest = _NewestPaths(limit, os.fsencode(prefix), visible)
-    run = await stream_rg(["--null", *args], cwd=cwd, consume=newest.add, abort=abort, separator=b"\0")
-    kept = await asyncio.to_thread(newest.finish)
-    return RgPaths(run, [path.decode("utf-8", "replace") for _, path in kept], newest.total)
+    collect = (
+        _FirstPaths(limit, os.fsencode(prefix), visible)
+        if newest_first
+        else _NewestPaths(limit, os.fsencode(prefix), visible)
+    )
+    run = await stream_rg(["--null", *args], cwd=cwd, consume=collect.add, abort=abort, separator=b"\0")
+    kept = await asyncio.to_thread(collect.finish)
+    return RgPaths(run, [path.decode("utf-8", "replace") for path in kept], collect.total)
 
 
 # Stats release the GIL, so two threads overlap one's system call with the other's Python; with
@@ -210,24 +216,50 @@ def _newest(paths: list[bytes], limit: int) -> Keyed:
     return keyed[:limit]
 
 
-class _NewestPaths:
-    """The newest paths of a listing, kept as it is read: at most `limit` of them at any time."""
+class _FirstPaths:
+    """The first `limit` paths of a listing that ripgrep sorted, and how many it listed."""
 
     def __init__(self, limit: int, prefix: bytes, visible: Callable[[str], bool] | None) -> None:
         self._limit = limit
         self._prefix = prefix
         self._visible = visible
-        self._waiting: deque[Future[Keyed]] = deque()
-        self._kept: Keyed = []
+        self._kept: list[bytes] = []
         self.total = 0
+
+    def _shown(self, records: list[bytes]) -> list[bytes]:
+        """The records as full paths, without the ones that may not be shown."""
+        prefix = self._prefix
+        paths = [prefix + record for record in records if record]
+        if self._visible is None:
+            return paths
+        visible = self._visible
+        return [path for path in paths if visible(os.fsdecode(path))]
+
+    def add(self, records: list[bytes]) -> bool:
+        """Count a chunk of listed paths and keep the first ones."""
+        paths = self._shown(records)
+        self.total += len(paths)
+        room = self._limit - len(self._kept)
+        if room > 0:
+            self._kept += paths[:room]
+        return True
+
+    def finish(self) -> list[bytes]:
+        """The paths kept, in ripgrep's order."""
+        return self._kept
+
+
+class _NewestPaths(_FirstPaths):
+    """The newest paths of a listing in ripgrep's own order, kept as it is read: at most `limit` at any time."""
+
+    def __init__(self, limit: int, prefix: bytes, visible: Callable[[str], bool] | None) -> None:
+        super().__init__(limit, prefix, visible)
+        self._waiting: deque[Future[Keyed]] = deque()
+        self._newest: Keyed = []
 
     def add(self, records: list[bytes]) -> bool:
         """Stat a chunk of listed paths (in the stat threads) and fold the finished chunks in."""
-        prefix = self._prefix
-        paths = [prefix + record for record in records if record]
-        if self._visible is not None:
-            visible = self._visible
-            paths = [path for path in paths if visible(os.fsdecode(path))]
+        paths = self._shown(records)
         if paths:
             self.total += len(paths)
             self._waiting.append(_STATTERS.submit(_newest, paths, self._limit))
@@ -236,12 +268,12 @@ class _NewestPaths:
         return True
 
     def _fold(self, keyed: Keyed) -> None:
-        merged = self._kept + keyed
+        merged = self._newest + keyed
         merged.sort()  # two sorted runs: merged in one pass
-        self._kept = merged[: self._limit]
+        self._newest = merged[: self._limit]
 
-    def finish(self) -> Keyed:
+    def finish(self) -> list[bytes]:
         """The newest paths, newest first, once every chunk is stat'ed."""
         while self._waiting:
             self._fold(self._waiting.popleft().result())
-        return self._kept
+        return [path for _, path in self._newest]

@@ -76,13 +76,9 @@ def search_root(value: GlobInput, cwd: Path) -> tuple[Path, str]:
 
 
 def glob_args(pattern: str) -> list[str]:
-    """The ripgrep arguments listing the files that match `pattern` (relative to where ripgrep runs).
-
-    Listing is cheap for ripgrep; sorting by modification time (a stat per file) is not for us,
-    so one core is left free for the stats that run while ripgrep still lists.
-    """
-    threads = max(1, (os.cpu_count() or 2) - 1)
-    args = ["--files", "--hidden", "--threads", str(threads), "--glob", pattern]
+    """The ripgrep arguments listing the files that match `pattern` (relative to where ripgrep runs),
+    newest first: ripgrep stats and sorts them itself, faster than a stat per file from Python."""
+    args = ["--files", "--hidden", "--sortr", "modified", "--glob", pattern]
     for vcs in VCS_DIRS:
         args += ["--glob", f"!{vcs}"]
     return args
@@ -110,7 +106,13 @@ async def _call(value: GlobInput, ctx: ToolUseContext) -> ToolResult:
     prefix = str(root).rstrip("/") + "/"
     visible = ReadScope.of(ctx.permission_context, "Glob").listing_filter(root)
     result = await run_rg_paths(
-        glob_args(pattern), cwd=root, abort=ctx.abort, prefix=prefix, limit=MAX_RESULTS, visible=visible
+        glob_args(pattern),
+        cwd=root,
+        abort=ctx.abort,
+        prefix=prefix,
+        limit=MAX_RESULTS,
+        visible=visible,
+        newest_first=True,
     )
     if result.run.returncode == 2 and not result.total:
         raise ToolError(f"Glob failed: {result.run.stderr.strip() or 'ripgrep exited with status 2'}")
