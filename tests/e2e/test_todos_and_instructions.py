@@ -141,6 +141,7 @@ async def test_instruction_files_that_lead_out_of_the_workspace_are_not_read(
 
     first, second = model.requests
     assert "Root agents file: kept." in first["system"] and "Linked inside the workspace: kept." in first["system"]
+    assert "x = 1" in json.dumps(second["messages"][-1])  # the Read reached sub/, where AGENTS.md leads out
     everything = json.dumps(model.requests)
     assert "SECRET-FROM-HOME" not in everything
     assert "ANTHROPIC_API_KEY" not in everything and "test-key" not in everything
