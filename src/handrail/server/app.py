@@ -240,10 +240,10 @@ class HandrailServer(LanguageServer):
 
         if client_can_watch(self.client_capabilities):
             try:
-                await self.client_register_capability_async(client_registration())
+                await asyncio.wait_for(self.client_register_capability_async(client_registration()), 10)
                 return
-            except Exception as exc:
-                log.warning("the client did not register the settings watchers (%s); watching them here", exc)
+            except Exception as exc:  # refused, or no answer: a second report of a change costs one reload
+                log.warning("the client did not register the settings watchers (%r); watching them here", exc)
         self.watcher = SettingsWatcher(asyncio.get_running_loop(), self.on_watched_change, self.warn)
         await asyncio.to_thread(self.watcher.watch, self.workspace_roots())
 
