@@ -85,7 +85,7 @@ async def run_ask(
     )
     deferred = tuple(t.name for t in pool.deferred())
     sent_names = tuple(t.name for t in pool.tools if t.name not in deferred)
-    instructions = await asyncio.to_thread(root_instructions, roots)
+    instructions = await asyncio.to_thread(root_instructions, roots, context)
     usage = TurnUsage(price_book(settings.prices), session.usage)
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
     ports = TurnPorts(
@@ -140,7 +140,9 @@ async def run_ask(
         max_turns=settings.max_turns,
         on_history=lambda: host.archive.save_soon(session),
         usage=usage,
-        reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
+        reminders=NestedInstructions(
+            roots, roots[0], pool.tools, session.instruction_files, lambda: session.permission_context
+        ).reminders,
         notes=tuple(note for note in [session.date.note(now)] if note),
     )
     if host.shutting_down():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from handrail.agent.background_events import BackgroundWatch, background_listing
 from handrail.agent.mcp_manager import McpManager
 from handrail.agent.model_client import ModelClient, ModelSettings
-from handrail.agent.permission_state import PermissionState, is_settings_file
+from handrail.agent.permission_state import PermissionState
 from handrail.agent.permissions_report import describe_context
 from handrail.agent.persistence import SessionArchive
 from handrail.agent.ports import EditorPorts, Notices, Workspace
@@ -29,11 +29,10 @@ from handrail.agent.session_modes import set_session_mode
 from handrail.agent.settings import AgentSettings, load_settings
 from handrail.agent.skill_host import ProblemReporter
 from handrail.agent.storage import sessions_dir
-from handrail.agent.watcher import WorkspaceWatcher
+from handrail.agent.watcher import Coalesced, SettingsWatcher, watched_files
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.modes import PermissionMode
 from handrail.permissions.workspace import WorkspacePermissions
-from handrail.tools.mcp.config import MCP_JSON
 from handrail.wire.errors import InvalidParams, InvalidRequest
 from handrail.wire.models import (
     ApproveProjectParams,
@@ -81,7 +80,8 @@ class AgentHost:
         self._skill_problems = ProblemReporter(notices.warn, "skill")
         self._background_watch = BackgroundWatch()
         self._model_clients: dict[ModelSettings, ModelClient] = {}
-        self._watcher: WorkspaceWatcher | None = None
+        self._watcher: SettingsWatcher | None = None  # only when the client cannot watch the files for us
+        self._settings_reload: Coalesced | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.default_mode: PermissionMode | None = None
         self.shutting_down = False
@@ -89,20 +89,13 @@ class AgentHost:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
-        """Once the editor said `initialized`: remove old session files, watch the workspace, start the MCP
-        servers and load what the first turn needs, all in the background."""
+        """Once the editor said `initialized`: remove old session files, start the MCP servers and load what
+        the first turn needs, all in the background (the editor side follows the settings files)."""
         from handrail.agent.warm_up import warm_up
 
         options = self._workspace.init_options()
         retention = load_settings(None, options).retention_days
         self.in_background(asyncio.to_thread(remove_old_session_files, sessions_dir(), retention))
-        if options.get("watchFiles", True) is not False:
-            self._watcher = WorkspaceWatcher(asyncio.get_running_loop(), self.on_disk_change)
-            try:
-                self._watcher.start(self._workspace.roots())
-            except Exception as exc:  # e.g. out of inotify watches: work on without the watcher
-                log.warning("file watcher not started: %s", exc)
-                self._watcher = None
         self.in_background(self.mcp.sync())  # servers connect in the background; no turn waits for them
         first_model = load_settings(None, options).model
         self.in_background(warm_up(self._workspace.roots()[0], lambda: self.model_client(first_model)))
@@ -134,18 +127,29 @@ class AgentHost:
         await self.refresh_permissions()
         await self.mcp.sync(reload=False)
 
-    def on_disk_change(self, path: Path, content_hash: str | None) -> None:
-        """A file changed on disk: mark it in every session that read it with other content."""
-        if is_settings_file(path) and self.permission_state.current is not None:
-            self.in_background(self.refresh_permissions())
-        if is_settings_file(path) or path.name == MCP_JSON:  # a changed definition stops until approved again
-            self.in_background(self.mcp.sync())
-        for session in self.sessions.all():
-            record = session.file_state.get(path)
-            if record is not None and record.content_hash != content_hash:
-                session.file_state.mark_changed(path)
+    async def watch_settings_files(self) -> None:
+        """Watch the roots' settings files and `.mcp.json` here (the client cannot watch them for us)."""
+        self._watcher = SettingsWatcher(asyncio.get_running_loop(), self.on_watched_change, self._notices.warn)
+        await asyncio.to_thread(self._watcher.watch, self._workspace.roots())
 
-    def in_background(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+    async def roots_changed(self) -> None:
+        """The workspace folders changed: watch the new roots' files (when watching here)."""
+        if self._watcher is not None:
+            await asyncio.to_thread(self._watcher.watch, self._workspace.roots())
+
+    def on_watched_change(self, path: Path) -> None:
+        """A file changed: when it is a settings file or `.mcp.json` of a root, reload (once for a burst)."""
+        if path not in watched_files(self._workspace.roots()):
+            return
+        if self._settings_reload is None:
+            self._settings_reload = Coalesced(self._reload_settings, self.in_background)
+        self._settings_reload.poke()
+
+    async def _reload_settings(self) -> None:
+        await self.refresh_permissions()  # every session gets the new rules; an open prompt is decided again
+        await self.mcp.sync(reload=False)  # a changed definition stops until approved again
+
+    def in_background(self, coroutine: Awaitable[Any]) -> None:
         """Run a coroutine without waiting for it, keeping a reference until it ends."""
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)

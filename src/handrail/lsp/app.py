@@ -7,10 +7,12 @@ what it hands on to (the agent host, the command table) when it first runs, afte
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.uris import to_fs_path
 
 from handrail.lsp.client_features import ClientFeatures
 from handrail.lsp.framing import TOO_LARGE_METHOD, refusal_message
@@ -37,12 +39,27 @@ def create_server() -> HandrailServer:
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: HandrailServer, params: types.InitializedParams) -> None:
         ls.agent.start()
+        if ls.options.get("watchFiles", True) is not False:
+            from handrail.lsp.settings_watch import follow_settings_files
+
+            ls.agent.in_background(follow_settings_files(ls))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_configuration(ls: HandrailServer, params: types.DidChangeConfigurationParams) -> None:
         settings = to_plain(params.settings)
         if isinstance(settings, dict) and isinstance(settings.get("handrail"), dict):
             ls.pushed_settings = settings["handrail"]
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def on_watched_files(ls: HandrailServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path:
+                ls.agent.on_watched_change(Path(path))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def on_folders(ls: HandrailServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        await ls.agent.roots_changed()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: HandrailServer, params: types.DidOpenTextDocumentParams) -> None:
