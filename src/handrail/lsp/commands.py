@@ -20,17 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from handrail.lsp.lsp_values import to_plain
 from handrail.wire import names
 from handrail.wire.errors import RequestRefused
-from handrail.wire.models import (
-    ApproveProjectParams,
-    AskParams,
-    BackgroundTasksParams,
-    CancelParams,
-    McpServerParams,
-    McpStatusParams,
-    PermissionsParams,
-    SetModeParams,
-    to_wire,
-)
+from handrail.wire.models import COMMAND_MODELS, to_wire
 
 if TYPE_CHECKING:
     from handrail.lsp.server import HandrailServer
@@ -67,24 +57,23 @@ def _explained(error: ValidationError) -> str:
 
 @dataclass(frozen=True)
 class Command(Generic[P]):
-    """A command: its parameter model and the operation that answers it."""
+    """A command: the operation that answers it (its parameter model is the wire contract's)."""
 
-    params: type[P]
     run: Callable[[HandrailServer, P], Awaitable[BaseModel] | BaseModel]
     # `$/cancelRequest` for the call cancels the operation (a turn), rather than only answering the client
     cancellable: bool = False
 
 
 COMMANDS: dict[str, Command[Any]] = {
-    names.ASK_COMMAND: Command(AskParams, lambda ls, p: ls.agent.ask(p, ls.editor_ports()), cancellable=True),
-    names.CANCEL_COMMAND: Command(CancelParams, lambda ls, p: ls.agent.cancel(p)),
-    names.SET_MODE_COMMAND: Command(SetModeParams, lambda ls, p: ls.agent.set_mode(p, ls.editor_ports())),
-    names.PERMISSIONS_COMMAND: Command(PermissionsParams, lambda ls, p: ls.agent.permissions(p)),
-    names.APPROVE_COMMAND: Command(ApproveProjectParams, lambda ls, p: ls.agent.approve_project_settings(p)),
-    names.MCP_STATUS_COMMAND: Command(McpStatusParams, lambda ls, p: ls.agent.mcp_status()),
-    names.APPROVE_MCP_COMMAND: Command(McpServerParams, lambda ls, p: ls.agent.approve_mcp_server(p)),
-    names.RESTART_MCP_COMMAND: Command(McpServerParams, lambda ls, p: ls.agent.restart_mcp_server(p)),
-    names.BACKGROUND_TASKS_COMMAND: Command(BackgroundTasksParams, lambda ls, p: ls.agent.background_tasks(p)),
+    names.ASK_COMMAND: Command(lambda ls, p: ls.agent.ask(p, ls.editor_ports()), cancellable=True),
+    names.CANCEL_COMMAND: Command(lambda ls, p: ls.agent.cancel(p)),
+    names.SET_MODE_COMMAND: Command(lambda ls, p: ls.agent.set_mode(p, ls.editor_ports())),
+    names.PERMISSIONS_COMMAND: Command(lambda ls, p: ls.agent.permissions(p)),
+    names.APPROVE_COMMAND: Command(lambda ls, p: ls.agent.approve_project_settings(p)),
+    names.MCP_STATUS_COMMAND: Command(lambda ls, p: ls.agent.mcp_status()),
+    names.APPROVE_MCP_COMMAND: Command(lambda ls, p: ls.agent.approve_mcp_server(p)),
+    names.RESTART_MCP_COMMAND: Command(lambda ls, p: ls.agent.restart_mcp_server(p)),
+    names.BACKGROUND_TASKS_COMMAND: Command(lambda ls, p: ls.agent.background_tasks(p)),
 }
 
 
@@ -93,7 +82,7 @@ async def run_command(ls: HandrailServer, name: str, args: Sequence[Any]) -> Any
     command = COMMANDS[name]
     if command.cancellable:
         ls.protocol.track_current_request()
-    params = command_params(command.params, name, args)
+    params = command_params(COMMAND_MODELS[name][0], name, args)
     try:
         result = command.run(ls, params)
         answer = await result if inspect.isawaitable(result) else result
