@@ -1,10 +1,9 @@
 """The parameters and results of every method and command in `handrail.wire.names`, and the chat events.
 
 Fields are snake_case in Python and camelCase on the wire. What a client sends ignores fields it does not
-know (as the server always did); what the server sends forbids them, so a field added on one side only
-fails the tests (every chat event, prompt and command result of the end-to-end tests is checked against
-these models). Results are sent with the fields that were set (`to_wire`): an optional field is absent,
-not null, unless the model says null is a value.
+know (as the server always did); what the server sends forbids them, so the server cannot send a field
+its model does not name. Results are sent with the fields that were set (`to_wire`): an optional field is
+absent, not null, unless the model says null is a value.
 """
 
 from __future__ import annotations

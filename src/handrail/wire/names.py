@@ -3,8 +3,8 @@ client's capability flags.
 
 Light enough for start-up (no pydantic): the server registers its handlers with these names before
 `initialize` is answered. Their parameters and results are `handrail.wire.models`;
-protocol/handrail.schema.json, nvim-client/lua/handrail/wire.lua and the README's protocol table are
-generated from both (scripts/gen_wire.py).
+protocol/handrail.schema.json and nvim-client/lua/handrail/wire.lua are generated from both
+(`python -m handrail.wire.schema`), and a test checks that the README names every one of them.
 """
 
 from __future__ import annotations
