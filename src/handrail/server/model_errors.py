@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from handrail.errors import HandrailError
+
 FailureKind = Literal[
     "noApiKey", "apiKey", "billing", "forbidden", "model", "rateLimited", "overloaded", "server", "network",
     "badRequest", "stream", "other",
@@ -23,7 +25,7 @@ KEY_SETTING = "the ANTHROPIC_API_KEY environment variable (in the environment th
 _NO_AUTH_MESSAGE = "Could not resolve authentication method"
 
 
-class ModelError(Exception):
+class ModelError(HandrailError):
     """The model could not be reached or answered with an error that retries did not cure."""
 
     def __init__(self, message: str, kind: FailureKind = "other") -> None:
@@ -31,7 +33,7 @@ class ModelError(Exception):
         self.kind: FailureKind = kind
 
 
-class StreamFault(Exception):
+class StreamFault(HandrailError):
     """The stream broke in a way the SDK does not classify: it stalled, or sent events that do not parse."""
 
 
