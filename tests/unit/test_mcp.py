@@ -236,7 +236,7 @@ def test_mcp_tools_are_cautious_and_carry_their_origin() -> None:
     spec = McpToolSpec(name="search.docs", description="Search", input_schema=schema)
     tool = mcp_tool("docs", spec, _NoConnection())
     assert tool.name == "mcp__docs__search_docs"
-    assert tool.mcp_info is not None and (tool.mcp_info.server, tool.mcp_info.tool) == ("docs", "search.docs")
+    assert tool.search_hint == "docs search.docs"  # the server's name and the tool's own, for ToolSearch
     value = tool.input_model.model_validate({"q": "x"})
     assert not tool.is_read_only(value) and not tool.is_concurrency_safe(value)
     assert tool.definition()["input_schema"] == schema and tool.should_defer and not tool.always_load
