@@ -22,6 +22,7 @@ from handrail.tools.mcp.names import mcp_tool_name, normalize_name
 from handrail.tools.mcp.results import content_block, result_block
 from handrail.tools.mcp.tools import callable_directly, mcp_tool, schema_problems
 from handrail.tools.registry import assemble_tool_pool
+from tests.permissions.support import trusting
 
 API_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -151,7 +152,7 @@ def test_project_servers_need_trust_then_approval_of_this_definition(tmp_path: P
     file = tmp_path / ".mcp.json"
     kwargs: dict[str, Any] = {"name": "s", "file": file, "root": tmp_path, "project_supplied": True}
     untrusted = Approvals()
-    trusted = Approvals().with_trusted(tmp_path)
+    trusted = trusting(tmp_path)
     assert server_trust(digest="d1", approvals=untrusted, **kwargs) == "untrusted"
     assert server_trust(digest="d1", approvals=trusted, **kwargs) == "unapproved"
     approved = with_server_approved(trusted, name="s", file=file, digest="d1")
