@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from handrail.tools.builtin import GREP
-from handrail.tools.builtin.grep import exclusion_glob, merge_results, rg_args, search_buffers
+from handrail.tools.builtin.grep import exclusion_glob, rg_args, search_buffers
+from handrail.tools.builtin.grep_results import MAX_OUTPUT_CHARS, ContentReader, LineWindow, PathReader
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-from handrail.tools.ripgrep import run_rg
+from handrail.tools.ripgrep import MAX_RECORD_BYTES, _NewestPaths, run_rg_paths, stream_rg
 
 from .support import BufferFileSystem, run
 
@@ -79,7 +80,7 @@ async def test_head_limit(ctx: ToolUseContext, tree: Path) -> None:
     assert text.splitlines() == [
         "1:import os",
         "3:def main():",
-        "(Showing lines 1-2 of 4. To see more, call Grep again with offset=2.)",
+        "(Showing lines 1-2; more matched. To see more, call Grep again with offset=2.)",
     ]
 
 
@@ -120,7 +121,7 @@ async def test_offset_pages_through_results(ctx: ToolUseContext, tree: Path) -> 
     assert text.splitlines() == [
         "3:def main():",
         "4:    print('Hello')",
-        "(Showing lines 2-3 of 4. To see more, call Grep again with offset=3.)",
+        "(Showing lines 2-3; more matched. To see more, call Grep again with offset=3.)",
     ]
     last = await run(GREP, ctx, pattern=".", path=app, output_mode="content", offset=3)
     assert last.splitlines() == ["5:    return 0", "(Showing lines 4-4 of 4.)"]
@@ -182,11 +183,16 @@ async def test_search_buffers_applies_filters_and_ignore_files(tmp_path: Path) -
         tmp_path / "src" / "we[ird] {name}.py": "needle again\n",
     }
     value = GREP.input_model(pattern="needle", type="py")
-    found = await search_buffers(value, tmp_path, buffers)
-    assert sorted(found) == [str(tmp_path / "src" / "a.py"), str(tmp_path / "src" / "we[ird] {name}.py")]
+    found = PathReader()
+    await search_buffers(value, tmp_path, buffers, found.below, extra=("--null",), separator=b"\0")
+    assert sorted(found.paths) == [str(tmp_path / "src" / "a.py"), str(tmp_path / "src" / "we[ird] {name}.py")]
     content = GREP.input_model(pattern="needle", glob="*.md", output_mode="content")
-    assert await search_buffers(content, tmp_path, buffers) == [f"{tmp_path / 'src' / 'b.md'}:1:needle in markdown"]
-    assert await search_buffers(value, tmp_path / "elsewhere", buffers) == []
+    window = LineWindow()
+    await search_buffers(
+        content, tmp_path, buffers, lambda strip: ContentReader(window, fields=2, paths=True, visible=None, strip=strip)
+    )
+    assert window.lines == [f"{tmp_path / 'src' / 'b.md'}:1:needle in markdown"]
+    assert await search_buffers(value, tmp_path / "elsewhere", buffers, found.below) is None
 
 
 async def test_disk_results_leave_out_open_buffers(ctx: ToolUseContext, tmp_path: Path) -> None:
@@ -195,20 +201,117 @@ async def test_disk_results_leave_out_open_buffers(ctx: ToolUseContext, tmp_path
     (tmp_path / "other.py").write_text("needle on disk\n")
     value = GREP.input_model(pattern="needle")
     target = tmp_path
-    result = await run_rg(rg_args(value, target, exclude=[exclusion_glob(weird, target)]), cwd=target)
-    assert result.stdout.splitlines() == [str(tmp_path / "other.py")]
-
-
-def test_merge_results() -> None:
-    files = GREP.input_model(pattern="x")
-    assert merge_results(files, ["/a"], ["/b"]) == ["/b", "/a"]
-    content = GREP.input_model(pattern="x", output_mode="content", **{"-C": 1})
-    assert merge_results(content, ["/a:1:x"], ["/b:2:x"]) == ["/a:1:x", "--", "/b:2:x"]
-    assert merge_results(content, [], ["/b:2:x"]) == ["/b:2:x"]
-    plain = GREP.input_model(pattern="x", output_mode="content")
-    assert merge_results(plain, ["/a:1:x"], ["/b:2:x"]) == ["/a:1:x", "/b:2:x"]
+    result = await run_rg_paths(rg_args(value, target, exclude=[exclusion_glob(weird, target)]), cwd=target, limit=9)
+    assert result.paths == [str(tmp_path / "other.py")]
 
 
 def test_exclusion_glob_escapes() -> None:
     assert exclusion_glob(Path("/w/src/a.py"), Path("/w")) == "!/src/a.py"
     assert exclusion_glob(Path("/w/x[1]*?{a}.py"), Path("/w")) == "!/x[[]1[]][*][?][{]a[}].py"
+
+
+# ---------------------------------------------------------------- bounded: ripgrep's output is streamed
+
+
+@pytest.fixture
+def big(tmp_path: Path) -> Path:
+    """A 6 MB file where every line matches."""
+    path = tmp_path / "big.log"
+    path.write_text("".join(f"line {n:07} matches needle\n" for n in range(200_000)))
+    return path
+
+
+class CountingReader:
+    """A consumer that counts what it was given and wants `wanted` records."""
+
+    def __init__(self, wanted: int) -> None:
+        self.wanted = wanted
+        self.records = 0
+        self.largest = 0
+
+    def __call__(self, records: list[bytes]) -> bool:
+        self.records += len(records)
+        self.largest = max([self.largest, *(len(r) for r in records)])
+        return self.records < self.wanted
+
+
+async def test_ripgrep_is_stopped_when_the_reader_has_enough(big: Path) -> None:
+    reader = CountingReader(wanted=10)
+    run = await stream_rg(["-n", "needle", str(big)], cwd=big.parent, consume=reader)
+    assert run.stopped and run.returncode == 0
+    assert reader.records < 200_000 // 10  # a chunk or two of the output, not all of it
+    everything = CountingReader(wanted=10**9)
+    run = await stream_rg(["-n", "needle", str(big)], cwd=big.parent, consume=everything)
+    assert not run.stopped and run.returncode == 0 and everything.records == 200_000
+
+
+async def test_an_over_long_line_is_cut(tmp_path: Path) -> None:
+    (tmp_path / "one.txt").write_text("needle" + "x" * (3 * MAX_RECORD_BYTES) + "\nneedle again\n")
+    reader = CountingReader(wanted=10**9)
+    await stream_rg(["needle", "one.txt"], cwd=tmp_path, consume=reader)
+    assert reader.records == 2 and reader.largest == MAX_RECORD_BYTES
+
+
+async def test_head_limit_stops_the_search(ctx: ToolUseContext, big: Path) -> None:
+    text = await run(GREP, ctx, pattern="needle", output_mode="content", head_limit=3)
+    assert text.splitlines() == [
+        f"{big}:1:line 0000000 matches needle",
+        f"{big}:2:line 0000001 matches needle",
+        f"{big}:3:line 0000002 matches needle",
+        "(Showing lines 1-3; more matched. To see more, call Grep again with offset=3.)",
+    ]
+
+
+async def test_a_window_keeps_what_can_be_shown_and_no_more() -> None:
+    window = LineWindow(offset=5, budget=1_000)
+    taken = 0
+    while window.add(f"line {taken:05}"):
+        taken += 1
+    assert window.more and len(window.lines) == 1_001 // len("line 00000\n")
+    assert len("\n".join(window.lines)) <= 1_000
+    assert window.lines[0] == "line 00005"
+    counting = LineWindow(limit=2, stops=False)
+    assert all(counting.add(str(n)) for n in range(50))
+    assert counting.lines == ["0", "1"] and counting.seen == 50
+
+
+async def test_content_without_a_limit_ends_at_the_budget(ctx: ToolUseContext, big: Path) -> None:
+    text = await run(GREP, ctx, pattern="needle", output_mode="content")
+    assert len(text) <= MAX_OUTPUT_CHARS  # within the tool's limit: the model gets it all, not a preview
+    last = text.splitlines()[-1]
+    assert last.startswith("(Output truncated: lines 1-") and "more matched" in last and "offset=" in last
+
+
+async def test_counts_keep_a_window_and_total_everything(ctx: ToolUseContext, tmp_path: Path) -> None:
+    for n in range(30):
+        (tmp_path / f"f{n:02}.txt").write_text("needle\n" * (n + 1))
+    text = await run(GREP, ctx, pattern="needle", output_mode="count", head_limit=2)
+    lines = text.splitlines()
+    assert len([line for line in lines if line.endswith(tuple("0123456789"))]) == 2
+    assert "Found 465 matching lines across 30 files." in text
+
+
+def test_the_newest_paths_are_kept_and_no_more(tmp_path: Path) -> None:
+    newest = _NewestPaths(3, b"", None)
+    files = []
+    for n in range(40):
+        path = tmp_path / f"f{n:02}"
+        path.write_text("")
+        os.utime(path, (1_000_000 + n, 1_000_000 + n))
+        files.append(os.fsencode(path))
+    for start in range(0, 40, 4):
+        newest.add(files[start : start + 4])
+        assert len(newest._newest) <= 3
+    assert newest.finish() == [files[39], files[38], files[37]]
+    assert newest.total == 40
+
+
+async def test_files_mode_lists_within_the_budget(ctx: ToolUseContext, tmp_path: Path) -> None:
+    folder = tmp_path / ("deep" * 20)
+    folder.mkdir()
+    for n in range(1_200):
+        (folder / f"match_{n:04}.txt").write_text("needle\n")
+    text = await run(GREP, ctx, pattern="needle")
+    lines = text.splitlines()
+    assert lines[0] == "Found 1200 files" and len(text) <= MAX_OUTPUT_CHARS
+    assert lines[-1].startswith("(Showing files 1-") and "of 1200. To see more" in lines[-1]

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from handrail.server.settings import AgentSettings
     from handrail.server.skill_host import ProblemReporter
     from handrail.server.subagents import AgentCatalogSource
-    from handrail.server.watcher import WorkspaceWatcher
+    from handrail.server.watcher import Coalesced, SettingsWatcher
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,8 @@ class HandrailServer(LanguageServer):
         self.pushed_settings: dict[str, Any] = {}
         self.client_trusted: bool | None = None  # the editor's word on workspace trust, when it gives one
         self.features = ClientFeatures()
-        self.watcher: WorkspaceWatcher | None = None
+        self.watcher: SettingsWatcher | None = None  # only when the client cannot watch the files for us
+        self._settings_reload: Coalesced | None = None
         self._model_clients: dict[ModelSettings, ModelClient] = {}
         self.default_mode: PermissionMode | None = None
         self._background: set[asyncio.Task[Any]] = set()
@@ -232,19 +233,33 @@ class HandrailServer(LanguageServer):
                 log.warning("workspace/configuration failed: %s", exc)
         return load_settings(client_section, self.init_options)
 
-    def on_disk_change(self, path: Path, content_hash: str | None) -> None:
-        """A file changed on disk: mark it in every session that read it with other content."""
-        from handrail.server.permission_state import is_settings_file
-        from handrail.tools.mcp.config import MCP_JSON
+    async def follow_settings_files(self) -> None:
+        """Follow changes to the settings files and `.mcp.json` (see server/watcher.py): through the
+        client's watcher where it offers one, else through a few watches of our own (set in a thread)."""
+        from handrail.server.watcher import SettingsWatcher, client_can_watch, client_registration
 
-        if is_settings_file(path) and self.permission_state.current is not None:
-            self.in_background(self.refresh_permissions())
-        if is_settings_file(path) or path.name == MCP_JSON:  # a changed definition stops until approved again
-            self.in_background(self.mcp.sync())
-        for session in self.sessions.all():
-            record = session.file_state.get(path)
-            if record is not None and record.content_hash != content_hash:
-                session.file_state.mark_changed(path)
+        if client_can_watch(self.client_capabilities):
+            try:
+                await asyncio.wait_for(self.client_register_capability_async(client_registration()), 10)
+                return
+            except Exception as exc:  # refused, or no answer: a second report of a change costs one reload
+                log.warning("the client did not register the settings watchers (%r); watching them here", exc)
+        self.watcher = SettingsWatcher(asyncio.get_running_loop(), self.on_watched_change, self.warn)
+        await asyncio.to_thread(self.watcher.watch, self.workspace_roots())
+
+    def on_watched_change(self, path: Path) -> None:
+        """A file changed: when it is a settings file or `.mcp.json` of a root, reload (once for a burst)."""
+        from handrail.server.watcher import Coalesced, watched_files
+
+        if path not in watched_files(self.workspace_roots()):
+            return
+        if self._settings_reload is None:
+            self._settings_reload = Coalesced(self._reload_settings, self.in_background)
+        self._settings_reload.poke()
+
+    async def _reload_settings(self) -> None:
+        await self.refresh_permissions()  # every session gets the new rules; an open prompt is decided again
+        await self.mcp.sync(reload=False)  # a changed definition stops until approved again
 
 
 def _single_argument(args: tuple[Any, ...]) -> Any:
@@ -282,17 +297,11 @@ def create_server() -> HandrailServer:
         from handrail.server.retention import remove_old_session_files
         from handrail.server.settings import load_settings
         from handrail.server.storage import sessions_dir
-        from handrail.server.watcher import WorkspaceWatcher
 
         retention = load_settings(None, ls.init_options).retention_days
         ls.in_background(asyncio.to_thread(remove_old_session_files, sessions_dir(), retention))
         if ls.init_options.get("watchFiles", True) is not False:
-            ls.watcher = WorkspaceWatcher(asyncio.get_running_loop(), ls.on_disk_change)
-            try:
-                ls.watcher.start(ls.workspace_roots())
-            except Exception as exc:  # e.g. out of inotify watches: work on without the watcher
-                log.warning("file watcher not started: %s", exc)
-                ls.watcher = None
+            ls.in_background(ls.follow_settings_files())
         ls.in_background(ls.mcp.sync())  # servers connect in the background; no turn waits for them
         from handrail.server.warm_up import warm_up
 
@@ -303,6 +312,18 @@ def create_server() -> HandrailServer:
         settings = to_plain(params.settings)
         if isinstance(settings, dict) and isinstance(settings.get("handrail"), dict):
             ls.pushed_settings = settings["handrail"]
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def on_watched_files(ls: HandrailServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path:
+                ls.on_watched_change(Path(path))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def on_folders(ls: HandrailServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        if ls.watcher is not None:
+            await asyncio.to_thread(ls.watcher.watch, ls.workspace_roots())
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: HandrailServer, params: types.DidOpenTextDocumentParams) -> None:

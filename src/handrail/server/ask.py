@@ -114,7 +114,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         session_id=session.id,
     )
     audit = AuditFile(session_storage(session.id) / "audit.jsonl")
-    instructions = await asyncio.to_thread(root_instructions, roots)
+    instructions = await asyncio.to_thread(root_instructions, roots, context)
     usage = TurnUsage(price_book(settings.prices), session.usage)
     agents = SubAgents(
         parent=session,
@@ -168,7 +168,9 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         max_turns=settings.max_turns,
         on_history=lambda: ls.archive.save_soon(session),
         usage=usage,
-        reminders=NestedInstructions(roots, roots[0], pool.tools, session.instruction_files).reminders,
+        reminders=NestedInstructions(
+            roots, roots[0], pool.tools, session.instruction_files, lambda: session.permission_context
+        ).reminders,
         notes=tuple(note for note in [session.date.note(now)] if note),
     )
     if ls.shutting_down:

@@ -4,17 +4,27 @@ The root's files go into the system prompt. A subfolder's files join the
 conversation once, as a system reminder after the tool results of the first
 calls that reach into that folder (Read, Edit, Glob, Grep... of a path there).
 Every file is capped, and the cut is said where it happens.
+
+Nobody asked to read these files, so each is read only when the permission rules would let
+Read have it without asking: its real path (of what was opened, so a link swapped meanwhile
+changes nothing) lies inside the working directories and no deny rule covers it. A repository
+cannot put `CLAUDE.md -> ~/.ssh/id_rsa` or `sub/AGENTS.md -> /proc/self/environ` into the prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import os
+import stat
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from handrail.permissions.context import PermissionContext
+from handrail.permissions.paths import absolute_text
+from handrail.permissions.read_scope import ReadScope
 from handrail.tools.execution import ToolUse, parse_input
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
@@ -22,12 +32,41 @@ from handrail.tools.registry import find_tool
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", ".handrail/instructions.md")
 MAX_FILE_CHARS = 20_000
 MAX_TOTAL_CHARS = 40_000
+MAX_READ_BYTES = 1 << 20  # no instruction file needs more; a bigger one is read this far
 
 
-def _capped(text: str, limit: int, path: Path) -> str:
+def _capped(text: str, limit: int, path: Path, whole: bool) -> str:
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n[… cut: {limit} of {len(text)} characters shown; Read {path} for the rest]"
+    total = f"{len(text)}" if whole else f"more than {len(text)}"
+    return text[:limit] + f"\n[… cut: {limit} of {total} characters shown; Read {path} for the rest]"
+
+
+def _opened_path(fd: int) -> str | None:
+    """The real path of what `fd` is open on (None when the system cannot say)."""
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    return target if target.startswith("/") and not target.endswith(" (deleted)") else None
+
+
+def read_permitted(path: Path, scope: ReadScope) -> tuple[str, bool] | None:
+    """The start of `path`'s text and whether that is all of it; None when the file may not be read
+    without asking (see the module's docstring), is not a regular file, or cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the lookup
+        with open(fd, "rb", closefd=True) as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            real = _opened_path(fd) or os.path.realpath(path)
+            written = absolute_text(str(path))
+            if not scope.allows((written,) if written == real else (written, real)):
+                return None
+            data = file.read(MAX_READ_BYTES + 1)
+    except OSError:
+        return None
+    return data[:MAX_READ_BYTES].decode("utf-8", "replace"), len(data) <= MAX_READ_BYTES
 
 
 def instruction_files(folder: Path) -> list[Path]:
@@ -35,28 +74,33 @@ def instruction_files(folder: Path) -> list[Path]:
     return [folder / name for name in INSTRUCTION_FILES if (folder / name).is_file()]
 
 
-def read_instructions(files: Sequence[Path], budget: int = MAX_TOTAL_CHARS) -> list[tuple[Path, str]]:
-    """Each file's text, capped per file and in total (blocking I/O; unreadable files are skipped)."""
+def read_instructions(files: Sequence[Path], scope: ReadScope, budget: int = MAX_TOTAL_CHARS) -> list[tuple[Path, str]]:
+    """Each file's text, capped per file and in total (blocking I/O; files `scope` does not allow,
+    and unreadable ones, are skipped)."""
     texts: list[tuple[Path, str]] = []
     for path in files:
+        read = read_permitted(path, scope)
+        if read is None:
+            continue
         if budget <= 0:
             texts.append((path, f"[not shown: the instructions are over {MAX_TOTAL_CHARS} characters; Read {path}]"))
             continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            continue
+        text, whole = read
+        text = text.strip()
         if text:
-            shown = _capped(text, min(MAX_FILE_CHARS, budget), path)
+            shown = _capped(text, min(MAX_FILE_CHARS, budget), path, whole)
             budget -= len(shown)
             texts.append((path, shown))
     return texts
 
 
-def root_instructions(roots: Sequence[Path]) -> str:
-    """The system-prompt section holding every workspace root's instructions ("" when there are none)."""
+def root_instructions(roots: Sequence[Path], context: PermissionContext) -> str:
+    """The system-prompt section holding every workspace root's instructions ("" when there are none).
+
+    Only what `context`'s rules let Read have without asking is read (blocking I/O).
+    """
     files = [path for root in roots for path in instruction_files(root)]
-    texts = read_instructions(files)
+    texts = read_instructions(files, ReadScope.of(context))
     if not texts:
         return ""
     parts = [f"Contents of {path} (project instructions; follow them):\n\n{text}" for path, text in texts]
@@ -84,11 +128,20 @@ def _subfolders_between(root: Path, folder: Path) -> list[Path]:
 class NestedInstructions:
     """Finds the subfolder instructions a message's tool calls reached, each file once per conversation."""
 
-    def __init__(self, roots: Sequence[Path], cwd: Path, tools: Sequence[Tool[Any]], shown: set[Path]) -> None:
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        cwd: Path,
+        tools: Sequence[Tool[Any]],
+        shown: set[Path],
+        context: Callable[[], PermissionContext],
+    ) -> None:
+        """`context` gives the permission context in force when a lookup starts."""
         self._roots = tuple(roots)
         self._cwd = cwd
         self._tools = tools
         self._shown = shown
+        self._context = context
 
     def _touched(self, uses: Sequence[ToolUse]) -> list[Path]:
         paths: list[Path] = []
@@ -111,10 +164,12 @@ class NestedInstructions:
                     found += [f for f in instruction_files(sub) if f not in shown and f not in found]
         return found
 
-    def _look_up(self, uses: Sequence[ToolUse], shown: frozenset[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    def _look_up(
+        self, uses: Sequence[ToolUse], shown: frozenset[Path], scope: ReadScope
+    ) -> tuple[list[Path], list[tuple[Path, str]]]:
         """(the files found, their texts): blocking I/O, and no change to what was shown."""
         files = self._new_files(uses, shown)
-        return files, read_instructions(files)
+        return files, read_instructions(files, scope)
 
     async def reminders(self, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
         """Reminder blocks for instruction files the calls reached and the conversation has not seen.
@@ -122,7 +177,8 @@ class NestedInstructions:
         The files are marked shown here, on the loop, once the lookup is done: a lookup that is
         cancelled (the agent loop may start one while the calls still run) marks nothing.
         """
-        files, texts = await asyncio.to_thread(self._look_up, uses, frozenset(self._shown))
+        scope = ReadScope.of(self._context())
+        files, texts = await asyncio.to_thread(self._look_up, uses, frozenset(self._shown), scope)
         fresh = {path for path in files if path not in self._shown}
         self._shown.update(fresh)
         return [

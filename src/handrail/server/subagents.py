@@ -246,7 +246,9 @@ class SubAgents:
             )
 
         cwd = ctx.options.cwd
-        instructions = NestedInstructions(self.roots, cwd, pool.tools, session.instruction_files).reminders
+        instructions = NestedInstructions(
+            self.roots, cwd, pool.tools, session.instruction_files, lambda: self.parent.permission_context
+        ).reminders
 
         async def reminders(uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
             blocks = await instructions(uses)
