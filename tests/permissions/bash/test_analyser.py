@@ -12,7 +12,7 @@ import pytest
 
 from handrail.permissions.bash import BashVerdict, analyse, analyser, suggest
 from handrail.permissions.bash.effective import expand
-from tests.permissions_bash.conftest import HOME, PROJECT, check
+from tests.permissions.bash.conftest import HOME, PROJECT, check
 
 
 def touched(verdict: BashVerdict) -> set[tuple[str, str]]:
