@@ -22,8 +22,8 @@ from handrail.permissions.modes import PermissionMode
 from handrail.permissions.rules import PermissionRule, parse_rule
 from handrail.tools.builtin import BASH
 from handrail.tools.shell_process import shell_environment
+from tests.tools.builtin.test_bash_permissions import decision
 from tests.tools.support import make_context, run
-from tests.tools.test_bash_permissions import decision
 
 GIT = shutil.which("git")
 
