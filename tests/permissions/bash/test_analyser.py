@@ -1,7 +1,7 @@
 """The verdict: rule semantics, read-only commands, cd tracking, reported accesses, suggestions, failing closed.
 
 The analyser judges commands; the paths they touch it only reports (`accesses`), for the
-pipeline to decide (tests/tools/test_bash_touches.py decides them on a real file system).
+pipeline to decide (tests/tools/test_bash_attacks.py decides them on a real file system).
 """
 
 from __future__ import annotations
