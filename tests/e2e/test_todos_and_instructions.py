@@ -145,7 +145,7 @@ async def test_instruction_files_that_lead_out_of_the_workspace_are_not_read(
     await editor.ask("read the module")
 
     first, second = model.requests
-    assert "Root agents file: kept." in first["system"] and "Linked inside the workspace: kept." in first["system"]
+    assert "Root agents file: kept." in system_text(first) and "Linked inside the workspace: kept." in system_text(first)
     assert "x = 1" in json.dumps(second["messages"][-1])  # the Read reached sub/, where AGENTS.md leads out
     everything = json.dumps(model.requests)
     assert "SECRET-FROM-HOME" not in everything
@@ -174,6 +174,6 @@ async def test_instruction_files_a_deny_rule_covers_are_not_read(
     await editor.ask("look around")
 
     first, second = model.requests
-    assert "Allowed root instructions." in first["system"]
+    assert "Allowed root instructions." in system_text(first)
     assert "Allowed nested instructions." in json.dumps(second["messages"])
     assert "DENIED" not in json.dumps(model.requests)
