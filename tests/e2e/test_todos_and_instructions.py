@@ -145,8 +145,8 @@ async def test_instruction_files_that_lead_out_of_the_workspace_are_not_read(
     await editor.ask("read the module")
 
     first, second = model.requests
-    system = system_text(first)
-    assert "Root agents file: kept." in system and "Linked inside the workspace: kept." in system
+    prompt = system_text(first)
+    assert "Root agents file: kept." in prompt and "Linked inside the workspace: kept." in prompt
     assert "x = 1" in json.dumps(second["messages"][-1])  # the Read reached sub/, where AGENTS.md leads out
     everything = json.dumps(model.requests)
     assert "SECRET-FROM-HOME" not in everything

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from handrail.errors import HandrailError
 from handrail.wire.models import TurnError
 from handrail.wire.names import TurnErrorKind as FailureKind
 
@@ -21,7 +22,7 @@ KEY_SETTING = "the ANTHROPIC_API_KEY environment variable (in the environment th
 _NO_AUTH_MESSAGE = "Could not resolve authentication method"
 
 
-class ModelError(Exception):
+class ModelError(HandrailError):
     """The model could not be reached or answered with an error that retries did not cure."""
 
     def __init__(self, message: str, kind: FailureKind = "other") -> None:
@@ -29,7 +30,7 @@ class ModelError(Exception):
         self.kind: FailureKind = kind
 
 
-class StreamFault(Exception):
+class StreamFault(HandrailError):
     """The stream broke in a way the SDK does not classify: it stalled, or sent events that do not parse."""
 
 

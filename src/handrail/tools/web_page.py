@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from handrail.errors import HandrailError
 from handrail.permissions.hosts import HostError, canonical_host, ip_of, is_loopback_name
 from handrail.tools.web_hosts import resolve_host
 
@@ -33,7 +34,7 @@ _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", 
 HopVerdict = Literal["follow", "deny", "ask"]
 
 
-class FetchError(Exception):
+class FetchError(HandrailError):
     """The page could not be fetched or is not something the model can read; the message says why."""
 
 

@@ -3,11 +3,13 @@ JSON-RPC error of its `code`; no pygls here)."""
 
 from __future__ import annotations
 
+from handrail.errors import HandrailError
+
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 
 
-class RequestRefused(Exception):
+class RequestRefused(HandrailError):
     """A request the server answers with an error instead of a result; the message says why."""
 
     code = INVALID_REQUEST

@@ -13,8 +13,7 @@ import handrail.tools.results as results_module
 from handrail.tools.builtin import BASH
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-
-from .support import recorder, run
+from tests.tools.support import recorder, run
 
 
 async def gone(pid: int) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from handrail.permissions.bash import analysis, covering
 from handrail.permissions.bash.model import Behavior
-from tests.permissions_bash.conftest import PROJECT, check
+from tests.permissions.bash.conftest import PROJECT, check
 
 
 def test_the_verdict_names_the_rules_that_hit() -> None:

@@ -22,6 +22,7 @@ from handrail.tools.mcp.names import mcp_tool_name, normalize_name
 from handrail.tools.mcp.results import content_block, result_block
 from handrail.tools.mcp.tools import callable_directly, mcp_tool, schema_problems
 from handrail.tools.registry import assemble_tool_pool
+from tests.permissions.support import trusting
 
 API_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -151,7 +152,7 @@ def test_project_servers_need_trust_then_approval_of_this_definition(tmp_path: P
     file = tmp_path / ".mcp.json"
     kwargs: dict[str, Any] = {"name": "s", "file": file, "root": tmp_path, "project_supplied": True}
     untrusted = Approvals()
-    trusted = Approvals().with_trusted(tmp_path)
+    trusted = trusting(tmp_path)
     assert server_trust(digest="d1", approvals=untrusted, **kwargs) == "untrusted"
     assert server_trust(digest="d1", approvals=trusted, **kwargs) == "unapproved"
     approved = with_server_approved(trusted, name="s", file=file, digest="d1")
@@ -236,7 +237,7 @@ def test_mcp_tools_are_cautious_and_carry_their_origin() -> None:
     spec = McpToolSpec(name="search.docs", description="Search", input_schema=schema)
     tool = mcp_tool("docs", spec, _NoConnection())
     assert tool.name == "mcp__docs__search_docs"
-    assert tool.mcp_info is not None and (tool.mcp_info.server, tool.mcp_info.tool) == ("docs", "search.docs")
+    assert tool.search_hint == "docs search.docs"  # the server's name and the tool's own, for ToolSearch
     value = tool.input_model.model_validate({"q": "x"})
     assert not tool.is_read_only(value) and not tool.is_concurrency_safe(value)
     assert tool.definition()["input_schema"] == schema and tool.should_defer and not tool.always_load

@@ -1,7 +1,7 @@
 """The verdict: rule semantics, read-only commands, cd tracking, reported accesses, suggestions, failing closed.
 
 The analyser judges commands; the paths they touch it only reports (`accesses`), for the
-pipeline to decide (tests/tools/test_bash_touches.py decides them on a real file system).
+pipeline to decide (tests/tools/test_bash_attacks.py decides them on a real file system).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from handrail.permissions.bash import BashVerdict, analyse, analyser, suggest
 from handrail.permissions.bash.effective import expand
-from tests.permissions_bash.conftest import HOME, PROJECT, check
+from tests.permissions.bash.conftest import HOME, PROJECT, check
 
 
 def touched(verdict: BashVerdict) -> set[tuple[str, str]]:

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from handrail.permissions.bash.file_arguments import touched_paths
 from handrail.permissions.bash.parse import parse
-from handrail.permissions.bash.readonly import (
-    awk_program,
-    is_destructive,
-    must_not_interrupt,
-    read_only,
-    sed_script,
-    touched_paths,
-)
+from handrail.permissions.bash.readonly import read_only
+from handrail.permissions.bash.readonly.awk import awk_program
+from handrail.permissions.bash.readonly.sed import sed_script
+from handrail.permissions.bash.risky_commands import is_destructive, must_not_interrupt
 
 
 def argv(command: str):  # type: ignore[no-untyped-def]

@@ -64,10 +64,8 @@ def test_build_tool_defaults_fail_closed() -> None:
     value = Args(word="x")
     assert ECHO.is_read_only(value) is False
     assert ECHO.is_concurrency_safe(value) is False
-    assert ECHO.is_destructive(value) is False
     assert ECHO.interrupt_behavior == "block"
     assert ECHO.should_defer is False and ECHO.always_load is False
-    assert ECHO.display_name() == "Echo"
     assert asyncio.run(ECHO.check_permissions(value, None)).behavior == "passthrough"  # type: ignore[arg-type]
     assert ECHO.definition()["input_schema"]["required"] == ["word"]
 

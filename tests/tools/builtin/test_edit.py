@@ -10,8 +10,7 @@ import pytest
 from handrail.tools.builtin import EDIT, READ
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-
-from .support import BUFFER_NOTE, BufferFileSystem, run
+from tests.tools.support import BUFFER_NOTE, BufferFileSystem, run
 
 SOURCE = "".join(f"line {n}\n" for n in range(1, 11))
 

@@ -11,8 +11,7 @@ import pytest
 from handrail.tools.builtin import MULTI_EDIT, READ
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-
-from .support import BufferFileSystem, run
+from tests.tools.support import BufferFileSystem, run
 
 SOURCE = "".join(f"line {n}\n" for n in range(1, 21))
 

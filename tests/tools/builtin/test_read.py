@@ -14,8 +14,7 @@ from PIL import Image
 from handrail.tools.builtin import READ
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-
-from .support import BufferFileSystem, make_pdf, run, run_block
+from tests.tools.support import BufferFileSystem, make_pdf, run, run_block
 
 
 async def test_numbers_lines_like_cat_n_and_records_the_read(ctx: ToolUseContext, tmp_path: Path) -> None:

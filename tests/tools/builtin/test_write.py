@@ -9,8 +9,7 @@ import pytest
 from handrail.tools.builtin import EDIT, READ, WRITE
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-
-from .support import BUFFER_NOTE, BufferFileSystem, run
+from tests.tools.support import BUFFER_NOTE, BufferFileSystem, run
 
 
 async def test_creates_file_and_parent_dirs(ctx: ToolUseContext, tmp_path: Path) -> None:

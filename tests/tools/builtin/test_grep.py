@@ -13,8 +13,7 @@ from handrail.tools.builtin.grep_results import MAX_OUTPUT_CHARS, ContentReader,
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.ripgrep import MAX_RECORD_BYTES, _NewestPaths, run_rg_paths, stream_rg
-
-from .support import BufferFileSystem, run
+from tests.tools.support import BufferFileSystem, run
 
 
 @pytest.fixture

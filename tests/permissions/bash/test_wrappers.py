@@ -103,7 +103,7 @@ def test_opaque_wrappers_are_marked() -> None:
 
 
 def test_git_hands_code_to_a_shell() -> None:
-    from handrail.permissions.bash.readonly import git_scripts
+    from handrail.permissions.bash.readonly.git import git_scripts
 
     argv = parse("git -c alias.x='!rm a' -c core.pager='less -R' fetch --upload-pack=evil o").commands[0].argv
     assert git_scripts(argv) == [

@@ -20,7 +20,7 @@ import pytest
 
 from handrail.permissions.bash.effective import expand
 from handrail.permissions.bash.model import Word
-from tests.permissions_bash.conftest import check
+from tests.permissions.bash.conftest import check
 
 BASH = shutil.which("bash")
 # one write per call, so calls running in the background do not interleave

@@ -10,8 +10,7 @@ import pytest
 from handrail.tools.builtin import GLOB
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-
-from .support import run
+from tests.tools.support import run
 
 
 def _touch(path: Path, mtime: int) -> Path:

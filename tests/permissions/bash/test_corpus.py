@@ -22,7 +22,7 @@ from handrail.permissions.decision import PermissionDecision
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule
 from handrail.tools.builtin.bash_permissions import check_for
-from tests.permissions_bash.conftest import PROJECT, check
+from tests.permissions.bash.conftest import PROJECT, check
 
 CORPUS_PATH = Path(__file__).with_name("corpus.jsonl")
 CORPUS: list[dict[str, Any]] = [

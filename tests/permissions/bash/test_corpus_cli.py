@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from handrail.permission_check import run_check
-from tests.permissions_bash.test_corpus import CORPUS
+from tests.permissions.bash.test_corpus import CORPUS
 
 RuleSet = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 

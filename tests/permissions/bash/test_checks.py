@@ -12,7 +12,7 @@ from handrail.permissions.bash.checks import (
     script_reasons,
 )
 from handrail.permissions.bash.effective import expand
-from tests.permissions_bash.conftest import check
+from tests.permissions.bash.conftest import check
 
 
 def flags(command: str) -> set[str]:

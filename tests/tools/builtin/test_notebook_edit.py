@@ -12,8 +12,7 @@ from handrail.tools.builtin import NOTEBOOK_EDIT, READ
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.notebooks import detect_style, split_source
-
-from .support import BufferFileSystem, run
+from tests.tools.support import BufferFileSystem, run
 
 
 def notebook(minor: int = 5, *, ids: bool = True) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pytest
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.pipeline import CallFacts, decide
-from handrail.permissions.rules import PermissionRule, RuleError, parse_rule, rule_matches
+from handrail.permissions.rules import PermissionRule, RuleError, parse_rule, rule_matches_call
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,7 @@ def test_malformed_rules_are_reported_not_raised(text: str) -> None:
     ],
 )
 def test_bash_rule_matching(rule: str, command: str, expected: bool) -> None:
-    assert rule_matches(PermissionRule("Bash", rule), "Bash", command) is expected
+    assert rule_matches_call(PermissionRule("Bash", rule), "Bash", command) is expected
 
 
 def _context(tmp_path: Path, **rules: tuple[PermissionRule, ...]) -> PermissionContext:
