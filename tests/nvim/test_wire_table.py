@@ -1,5 +1,5 @@
 """The Neovim plugin's generated table of protocol names (`require("handrail.wire")`) loads in a real Neovim and
-holds the server's names (tests/unit/test_wire_contract.py checks the file is current)."""
+holds the server's names (tests/wire/test_schema.py checks the file is current)."""
 
 from __future__ import annotations
 
