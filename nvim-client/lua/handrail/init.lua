@@ -48,9 +48,9 @@ end
 local function on_chat(_, params)
   local kind, session_id = params.kind, params.sessionId
   chat.on_event(params)
-  if kind == protocol.chat.turn_start then
+  if kind == protocol.chat.turnStart then
     state.running[session_id] = true
-  elseif kind == protocol.chat.turn_end then
+  elseif kind == protocol.chat.turnEnd then
     state.running[session_id] = nil
     M.remember_usage(session_id, params.usage)
     permission.close_pending(session_id)
@@ -61,7 +61,7 @@ local function on_chat(_, params)
   elseif kind == protocol.chat.permission and params.decision == protocol.decision.cancelled then
     prompts.abandon(params.toolUseId)
   end
-  if kind == protocol.chat.turn_start or kind == protocol.chat.turn_end or kind == protocol.chat.mode
+  if kind == protocol.chat.turnStart or kind == protocol.chat.turnEnd or kind == protocol.chat.mode
     or kind == protocol.chat.background then
     pcall(vim.cmd.redrawstatus, { bang = true })
   end
@@ -83,20 +83,20 @@ function M.client_config(opts)
     capabilities = {
       experimental = {
         handrail = {
-          [cap.permission_request] = true,
-          [cap.save_document] = true,
-          [cap.ask_user] = true,
+          [cap.permissionRequest] = true,
+          [cap.saveDocument] = true,
+          [cap.askUser] = true,
           [cap.diagnostics] = opts.diagnostics ~= false,
-          [cap.share_document] = true,
+          [cap.shareDocument] = true,
         },
       },
     },
     handlers = {
       [protocol.method.chat] = on_chat,
       [protocol.method.permission] = permission.handler,
-      [protocol.method.ask_user] = ask_user.handler,
-      [protocol.method.save_document] = edits.save_document,
-      [protocol.method.share_document] = buffers.share_document,
+      [protocol.method.askUser] = ask_user.handler,
+      [protocol.method.saveDocument] = edits.save_document,
+      [protocol.method.shareDocument] = buffers.share_document,
       ['workspace/applyEdit'] = edits.apply_edit,
     },
   }
@@ -327,7 +327,7 @@ function M.set_mode(mode)
   mode = vim.trim(mode)
   state.session_id = state.session_id or new_session_id()
   local session_id = state.session_id
-  rpc.execute(protocol.command.set_mode, { mode = mode, sessionId = session_id }, function(err, result)
+  rpc.execute(protocol.command.setMode, { mode = mode, sessionId = session_id }, function(err, result)
     local data = { mode = mode, sessionId = session_id }
     if err then
       data.error = err

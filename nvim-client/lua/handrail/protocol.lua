@@ -1,53 +1,58 @@
--- Every name of handrail's client protocol the plugin uses, in one place: server→client requests and
--- notifications, client→server notifications, `workspace/executeCommand` commands, the capability
--- flags the plugin declares in `capabilities.experimental.handrail`, chat event kinds, permission
--- decisions and modes. (Meant to be replaced by a table generated from the server's wire contract.)
+-- The names of handrail's client protocol the plugin uses, read from `handrail.wire`: the table generated from
+-- the server's wire contract (`python -m handrail.wire.schema`; a test fails when it is stale). Methods are
+-- keyed by their name after `handrail/` (`method.askUser`), commands by theirs after `handrail.`
+-- (`command.setMode`), chat events and capabilities by themselves. Looking up a name the contract does not
+-- have is an error, so a renamed method fails where the plugin uses it instead of silently never matching.
+-- What the contract does not list (permission answers, tool names) is kept below.
+local wire = require('handrail.wire')
+
 local M = {}
 
----@enum handrail.Method
-M.method = {
-  chat = 'handrail/chat', -- server → client notification: one chat event
-  permission = 'handrail/permission', -- server → client request: ask to allow a tool call
-  ask_user = 'handrail/askUser', -- server → client request: the agent's multiple-choice questions
-  save_document = 'handrail/saveDocument', -- server → client request: save a buffer the agent edited
-  share_document = 'handrail/shareDocument', -- server → client request: share a buffer not yet opened to handrail
-  diagnostics = 'handrail/diagnostics', -- client → server notification: a buffer's diagnostics
-  did_change_trust = 'handrail/didChangeTrust', -- client → server notification: workspace trust changed
-}
+--- `names` that raise an error for a key they do not have.
+---@generic T: table
+---@param kind string
+---@param names T
+---@return T
+local function strict(kind, names)
+  return setmetatable(names, {
+    __index = function(_, key)
+      error(string.format('handrail.wire has no %s %q (regenerate it, or update the plugin)', kind, tostring(key)), 2)
+    end,
+  })
+end
 
----@enum handrail.Command
-M.command = {
-  ask = 'handrail.ask',
-  cancel = 'handrail.cancel',
-  set_mode = 'handrail.setMode',
-  permissions = 'handrail.permissions',
-  background_tasks = 'handrail.backgroundTasks',
-}
+---@param list string[]
+---@return table<string, string>
+local function each_itself(list)
+  local out = {}
+  for _, name in ipairs(list) do
+    out[name] = name
+  end
+  return out
+end
 
+local methods = {}
+for _, method in ipairs(wire.methods) do
+  methods[(method.name:gsub('^handrail/', ''))] = method.name
+end
+
+--- handrail's own methods: `method.chat` is 'handrail/chat'.
+M.method = strict('method', methods)
+--- `workspace/executeCommand` commands: `command.setMode` is 'handrail.setMode'.
+M.command = strict('command', vim.deepcopy(wire.commands))
 --- The flags of `capabilities.experimental.handrail`.
-M.capability = {
-  permission_request = 'permissionRequest',
-  save_document = 'saveDocument',
-  ask_user = 'askUser',
-  diagnostics = 'diagnostics',
-  share_document = 'shareDocument',
-}
+M.capability = strict('capability', each_itself(wire.capabilities))
+--- `handrail/chat` event kinds.
+M.chat = strict('chat event', each_itself(wire.chat_events))
+--- Permission modes, in the server's order.
+M.modes = vim.deepcopy(wire.modes)
 
----@enum handrail.ChatKind
-M.chat = {
-  turn_start = 'turnStart',
-  text = 'text',
-  thinking = 'thinking',
-  retry = 'retry',
-  tool_start = 'toolStart',
-  tool_progress = 'toolProgress',
-  tool_result = 'toolResult',
-  permission = 'permission',
-  mode = 'mode',
-  todos = 'todos',
-  background = 'background',
-  turn_end = 'turnEnd',
-}
+--- Failure kinds (`turnEnd.error.kind`) whose fix is the API key.
+M.key_failures = {}
+for _, kind in ipairs({ 'noApiKey', 'apiKey' }) do
+  M.key_failures[each_itself(wire.turn_error_kinds)[kind] or error('handrail.wire has no turn error kind ' .. kind)] =
+    true
+end
 
 --- Permission answers (`handrail/permission` results) and the decisions chat `permission` events report.
 M.decision = {
@@ -65,10 +70,5 @@ M.tool = {
   plan = 'ExitPlanMode', -- plan approval comes as a permission request for this tool
   file_changers = { Edit = true, Write = true, MultiEdit = true }, -- their chat lines show a diff
 }
-
-M.modes = { 'default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk', 'auto' }
-
---- Failure kinds (`turnEnd.error.kind`) whose fix is the API key.
-M.key_failures = { noApiKey = true, apiKey = true }
 
 return M

@@ -101,7 +101,7 @@ function M.sync_trust(client)
     sent = client.config._handrail_trusted -- what before_init put in initializationOptions
   end
   if sent ~= now then
-    client:notify(protocol.method.did_change_trust, { trusted = now })
+    client:notify(protocol.method.didChangeTrust, { trusted = now })
   end
   state.trust_sent[client.id] = now
   return now
