@@ -69,8 +69,9 @@ function blocksOf(content: unknown): Block[] {
 function toolSummary(name: string, input: unknown): string {
   const i = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
   for (const key of ["command", "file_path", "path", "pattern", "description", "url", "query"]) {
-    if (typeof i[key] === "string") {
-      const value = (i[key] as string).split("\n")[0];
+    const given = i[key];
+    if (typeof given === "string") {
+      const value = given.split("\n")[0];
       return `${name} ${value.length > 200 ? `${value.slice(0, 200)}…` : value}`;
     }
   }
