@@ -179,6 +179,9 @@ export class ServerClient implements vscode.Disposable {
     };
     const client: LanguageClient = new QuietClient("handrail", this.o.name ?? "handrail", serverOptions, clientOptions);
     client.registerFeature(new HandrailCapabilities());
+    // The extension sends workspace/executeCommand itself; registering the server's commands as VS Code
+    // commands would only make a second server (the demo's) fail: "command 'handrail.ask' already exists".
+    client.getFeature("workspace/executeCommand").register = () => undefined;
     registerHandlers(this.endpoint(client), this.o.ui);
     client.onDidChangeState((e) => {
       if (client === this.client) {
