@@ -270,7 +270,8 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const updateSetup = async (): Promise<void> => {
-    controller.updateSetup({ server: server.state, hasKey: await hasKey(), model: config().get<string>("model", ""), roots: roots() });
+    // the demo's sample copy counts as a workspace folder for paths: its cards show them relative too
+    controller.updateSetup({ server: server.state, hasKey: await hasKey(), model: config().get<string>("model", ""), roots: [...roots(), ...(demoRoot ? [demoRoot] : [])] });
   };
 
   const tryDemo = async (): Promise<void> => {
@@ -280,6 +281,7 @@ export function activate(context: vscode.ExtensionContext): void {
     try {
       const model = await demo.start(await settings(), session.sessionId, startTimeout, (problem) => problem && controller.notice(problem.message, "error"));
       demoRoot = model.workspace;
+      await updateSetup();
       await vscode.window.showTextDocument(Demo.sampleFile(model), { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.One });
       await controller.ask(model.prompt);
     } catch (error) {
