@@ -15,8 +15,13 @@ from handrail.demo.run import PROMPT
 
 async def test_serve_prints_the_sample_and_its_local_model_and_cleans_up_when_input_closes() -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "handrail", "demo", "--serve",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "handrail",
+        "demo",
+        "--serve",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stdin is not None
     line = await asyncio.wait_for(proc.stdout.readline(), 60)
@@ -37,4 +42,4 @@ async def test_serve_prints_the_sample_and_its_local_model_and_cleans_up_when_in
     finally:
         proc.stdin.close()
         assert await asyncio.wait_for(proc.wait(), 60) == 0
-    assert not workspace.exists(), "the sample copy is removed when the editor closes the demo's input"
+    assert not await asyncio.to_thread(workspace.exists), "the copy is removed when the editor closes its input"
