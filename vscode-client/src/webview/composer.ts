@@ -10,6 +10,8 @@ export interface ComposerHost {
   drop(uris: string[]): void;
   removeAttachment(id: string): void;
   saveHistory(entries: string[]): void;
+  /** Whether a prompt can be sent now (not while a turn runs). */
+  canSend(): boolean;
 }
 
 /** URIs in a drop from VS Code's Explorer or editor tabs, or from the system's file manager. */
@@ -76,10 +78,10 @@ export class Composer {
     });
   }
 
-  /** Send the box's text (if any), remember it, clear the box. */
+  /** Send the box's text (if any, and if a prompt can be sent now), remember it, clear the box. */
   submit(): boolean {
     const text = this.box.value;
-    if (!text.trim()) {
+    if (!text.trim() || !this.host.canSend()) {
       return false;
     }
     this.host.send(text);

@@ -49,6 +49,7 @@ const composer = new Composer(prompt, $<HTMLElement>("attachments"), {
   drop: (uris) => vscode.postMessage({ type: "drop", uris }),
   removeAttachment: (id) => vscode.postMessage({ type: "removeAttachment", id }),
   saveHistory: (history) => vscode.setState({ history }),
+  canSend: () => !send.disabled, // a running turn must end first
 }, Array.isArray(saved) ? saved.filter((s): s is string => typeof s === "string") : []);
 
 // Following the stream: the transcript stays at the bottom as it grows (new entries, streamed text,
@@ -396,17 +397,8 @@ window.addEventListener("message", (event: MessageEvent<ViewOp | ViewOp[]>) => {
 });
 $<HTMLFormElement>("prompt-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  if (!send.disabled) {
-    composer.submit();
-  }
+  composer.submit();
 });
-// Enter sends (the composer's keydown); a running turn must end first.
-prompt.addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && !e.shiftKey && send.disabled) {
-    e.stopImmediatePropagation();
-    e.preventDefault();
-  }
-}, { capture: true });
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && !stop.disabled) {
     vscode.postMessage({ type: "stop" });

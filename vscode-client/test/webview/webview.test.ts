@@ -182,6 +182,27 @@ test("keyboard: Enter sends the prompt, Escape stops", { skip }, async () => {
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "");
 });
 
+test("@ asks the extension for paths, the list completes the mention; ↑ brings the last prompt back", { skip }, async () => {
+  await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.focus("#prompt");
+  await page.keyboard.type("explain @ap");
+  await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === "complete"));
+  const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
+  assert.deepEqual(posted.at(-1), { type: "complete", query: "ap" });
+  await page.evaluate(() => window.postMessage({ op: "completions", query: "ap", items: [{ path: "src/app.py", kind: "file" }, { path: "app/", kind: "folder" }] }, "*"));
+  await page.waitForSelector(".completions:not([hidden]) .completion.active");
+  assert.deepEqual(await page.$$eval(".completion", (n) => n.map((x) => x.textContent)), ["src/app.py", "app/"]);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "explain @src/app.py ");
+  assert.equal(await page.$eval(".completions", (n) => (n as HTMLElement).hidden), true);
+  await page.keyboard.press("Enter"); // the turn of the keyboard test still runs: nothing is sent, nothing is lost
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "explain @src/app.py ");
+  assert.ok(!(await page.evaluate(() => (window as unknown as { __posted: { type: string }[] }).__posted)).some((m) => m.type === "ask"));
+  await page.evaluate(() => { (document.querySelector("#prompt") as HTMLTextAreaElement).value = ""; });
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "Run the tests", "the prompt sent before");
+});
+
 test("thinking is folded, a turn's usage is a line under it, a failure is an error notice", { skip }, async () => {
   const posted: ViewOp[] = [];
   const controller = new ChatController({
