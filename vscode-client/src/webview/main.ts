@@ -56,8 +56,18 @@ const composer = new Composer(prompt, $<HTMLElement>("attachments"), {
 // growing tool cards, folds opened) unless the user scrolled up; scrolling back down follows again.
 let following = true;
 const atBottom = (): boolean => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
+let lastTop = 0;
 transcript.addEventListener("scroll", () => {
-  following = atBottom();
+  // Only a move up is the user leaving the bottom: a scroll event that arrives after the content grew
+  // (our own scroll to the bottom, dispatched a frame later) is not at the bottom any more, yet it is no
+  // reason to stop following.
+  const top = transcript.scrollTop;
+  if (top < lastTop - 1) {
+    following = atBottom();
+  } else if (atBottom()) {
+    following = true;
+  }
+  lastTop = top;
 });
 let followQueued = false;
 const follow = (): void => {

@@ -203,6 +203,32 @@ test("@ asks the extension for paths, the list completes the mention; ↑ brings
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "Run the tests", "the prompt sent before");
 });
 
+test("the transcript follows streamed text and growing tool cards at the bottom, and stays put once the user scrolled up", { skip }, async () => {
+  const stream = (lines: number, from: number): Promise<void> => page.evaluate(([n, start]) => window.postMessage({ op: "appendText", id: "a-follow",
+    text: Array.from({ length: n }, (_, i) => `\n\nstreamed paragraph ${start + i}`).join("") }, "*"), [lines, from]);
+  await page.evaluate(() => window.postMessage({ op: "entry", entry: { type: "assistant", id: "a-follow", text: "Streaming:" } }, "*"));
+  await page.$eval("#transcript", (t) => { t.scrollTop = t.scrollHeight; t.dispatchEvent(new Event("scroll")); });
+  await stream(40, 0);
+  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent!.includes("streamed paragraph 39"));
+  await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
+  await page.$eval("#transcript", (t) => { t.scrollTop = 0; t.dispatchEvent(new Event("scroll")); });
+  await stream(40, 40);
+  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent!.includes("streamed paragraph 79"));
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  assert.equal(await page.$eval("#transcript", (t) => t.scrollTop), 0, "the user's place is kept");
+  assert.ok(await page.$eval("#transcript", (t) => t.scrollHeight - t.clientHeight > 500), "there was somewhere to scroll");
+
+  // back at the bottom, a tool card that grows (its diff arrives) is followed too
+  await page.$eval("#transcript", (t) => { t.scrollTop = t.scrollHeight; t.dispatchEvent(new Event("scroll")); });
+  await page.evaluate(() => window.postMessage({ op: "entry", entry: { type: "tool", id: "t-follow", card: {
+    id: "t-follow", name: "Edit", summary: "Edit notes.md", status: "running", progress: [] } } }, "*"));
+  await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
+  await page.evaluate(() => window.postMessage({ op: "patchTool", id: "t-follow", patch: { status: "done", diff: { added: 60, removed: 0,
+    lines: Array.from({ length: 60 }, (_, i) => ({ kind: "add", text: `line ${i}` })) } } }, "*"));
+  await page.waitForSelector('[data-id="t-follow"] .diff', { state: "attached" });
+  await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
+});
+
 test("thinking is folded, a turn's usage is a line under it, a failure is an error notice", { skip }, async () => {
   const posted: ViewOp[] = [];
   const controller = new ChatController({
