@@ -209,11 +209,11 @@ test("the transcript follows streamed text and growing tool cards at the bottom,
   await page.evaluate(() => window.postMessage({ op: "entry", entry: { type: "assistant", id: "a-follow", text: "Streaming:" } }, "*"));
   await page.$eval("#transcript", (t) => { t.scrollTop = t.scrollHeight; t.dispatchEvent(new Event("scroll")); });
   await stream(40, 0);
-  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent!.includes("streamed paragraph 39"));
+  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent.includes("streamed paragraph 39"));
   await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
   await page.$eval("#transcript", (t) => { t.scrollTop = 0; t.dispatchEvent(new Event("scroll")); });
   await stream(40, 40);
-  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent!.includes("streamed paragraph 79"));
+  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent.includes("streamed paragraph 79"));
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   assert.equal(await page.$eval("#transcript", (t) => t.scrollTop), 0, "the user's place is kept");
   assert.ok(await page.$eval("#transcript", (t) => t.scrollHeight - t.clientHeight > 500), "there was somewhere to scroll");
