@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
-from handrail.server.lsp_values import to_plain
+from handrail.lsp.lsp_values import to_plain
 
 SAMPLE = Path(__file__).parent / "sample"
 PROMPT = "average() in calculator.py gives the wrong answer. Please fix it and run the checks."

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from handrail.errors import HandrailError
+
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
@@ -21,11 +23,11 @@ def innermost_error(exc: BaseException) -> BaseException:
     return exc
 
 
-class McpConnectionLostError(Exception):
+class McpConnectionLostError(HandrailError):
     """The server went away (process ended, connection refused or closed) during a request."""
 
 
-class McpRequestError(Exception):
+class McpRequestError(HandrailError):
     """The server answered a request with a protocol error."""
 
 
