@@ -1,4 +1,4 @@
-/** Where the server keeps a session's files (mirrors src/handrail/state.py and server/storage.py). */
+/** Where the server keeps a session's files (mirrors src/handrail/state.py and agent/storage.py). */
 
 import * as path from "node:path";
 
@@ -20,7 +20,7 @@ export function auditLogPath(sessionId: string, env: Record<string, string | und
   return path.join(sessionFolder(sessionId, env, home), "audit.jsonl");
 }
 
-/** The transcript the server saves of one session (server/transcript.py), from which it resumes the session. */
+/** The transcript the server saves of one session (agent/transcript.py), from which it resumes the session. */
 export function transcriptPath(sessionId: string, env: Record<string, string | undefined>, home: string): string {
   return path.join(sessionFolder(sessionId, env, home), "transcript.jsonl");
 }

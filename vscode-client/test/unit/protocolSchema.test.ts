@@ -27,7 +27,7 @@ const SCHEMA = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "..", "
 
 /** What the server has and protocol.ts does not use yet (issue 24 found them missing). The test fails once the
  * client adds one, so the list only shrinks. */
-const NOT_YET_IN_CLIENT = { commands: ["handrail.approveMcpServer"], modes: ["dontAsk"] };
+const NOT_YET_IN_CLIENT = { commands: ["handrail.approveMcpServer"], modes: [] as string[] };
 
 function sorted(values: Iterable<string>): string[] {
   return [...values].sort();
