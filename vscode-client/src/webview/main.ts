@@ -77,6 +77,7 @@ const follow = (): void => {
       followQueued = false;
       if (following) {
         transcript.scrollTop = transcript.scrollHeight;
+        lastTop = transcript.scrollTop; // its scroll event comes a frame later: a move up is measured from here
       }
     });
   }
@@ -319,6 +320,7 @@ function apply(op: ViewOp): void {
       renderStatus(op.status);
       following = true;
       transcript.scrollTop = transcript.scrollHeight;
+      lastTop = transcript.scrollTop;
       renderEmpty();
       return;
     case "entry":
