@@ -46,6 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     demo = commands.add_parser("demo", help="run a scripted session on a temporary sample workspace")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace afterwards")
+    demo.add_argument(
+        "--serve",
+        action="store_true",
+        help="for an editor: serve the scripted model for a sample copy, print {workspace, baseUrl, prompt} as JSON, "
+        "run until standard input closes",
+    )
     permissions = commands.add_parser("permissions", help="inspect permission decisions")
     permission_commands = permissions.add_subparsers(dest="permissions_command", required=True)
     check = permission_commands.add_parser("check", help="print the decision for a tool call without running it")
@@ -66,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_check(cwd=args.cwd, mode=args.mode, trusted=args.trusted, jsonl=args.jsonl, tool=args.tool,
                          input_json=args.input_json)
-    from handrail.demo.run import run_demo
+    from handrail.demo.run import run_demo, serve_demo
 
-    return run_demo(keep=args.keep)
+    return serve_demo(keep=args.keep) if args.serve else run_demo(keep=args.keep)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ tool call, shows the diff of every change it is asked to approve, and approves.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -21,6 +22,7 @@ from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.lsp.lsp_values import to_plain
 
 SAMPLE = Path(__file__).parent / "sample"
+PROMPT = "average() in calculator.py gives the wrong answer. Please fix it and run the checks."
 
 _BOLD, _DIM, _RED, _GREEN, _CYAN, _RESET = "\033[1m", "\033[2m", "\033[31m", "\033[32m", "\033[36m", "\033[0m"
 
@@ -115,10 +117,9 @@ async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, An
         )
     )
     client.initialized(types.InitializedParams())
-    prompt = "average() in calculator.py gives the wrong answer. Please fix it and run the checks."
-    print(f"{c['bold']}> {prompt}{c['reset']}\n")
+    print(f"{c['bold']}> {PROMPT}{c['reset']}\n")
     result = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="handrail.ask", arguments=[{"prompt": prompt}])
+        types.ExecuteCommandParams(command="handrail.ask", arguments=[{"prompt": PROMPT}])
     )
     await client.shutdown_async(None)
     client.exit(None)
@@ -126,12 +127,36 @@ async def _session(root: Path, base_url: str, c: dict[str, str]) -> dict[str, An
     return dict(result) if isinstance(result, dict) else {}
 
 
-def run_demo(keep: bool = False) -> int:
-    """Copy the sample workspace, run one turn against the scripted model, print it all."""
-    c = _color(sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+def _sample_copy() -> tuple[Path, Path]:
+    """A fresh copy of the sample workspace: (the temporary folder to remove, the workspace in it)."""
     tmp = Path(tempfile.mkdtemp(prefix="handrail-demo-"))
     root = (tmp / "sample").resolve()
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp, root
+
+
+def serve_demo(keep: bool = False) -> int:
+    """The demo for an editor ("Try without a key" in VS Code): the editor runs the server and asks.
+
+    Copies the sample workspace, serves the scripted model for it on 127.0.0.1, prints one JSON line
+    `{"workspace", "baseUrl", "prompt"}` and serves until standard input closes; then removes the copy.
+    """
+    tmp, root = _sample_copy()
+    try:
+        with FakeModel(demo_script(root)) as model:
+            print(json.dumps({"workspace": str(root), "baseUrl": model.base_url, "prompt": PROMPT}), flush=True)
+            for _ in sys.stdin:
+                pass
+        return 0
+    finally:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_demo(keep: bool = False) -> int:
+    """Copy the sample workspace, run one turn against the scripted model, print it all."""
+    c = _color(sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    tmp, root = _sample_copy()
     try:
         with FakeModel(demo_script(root)) as model:
             print(f"{c['dim']}workspace: {root}\nscripted model: {model.base_url}{c['reset']}")

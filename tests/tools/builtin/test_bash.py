@@ -54,7 +54,21 @@ async def test_stdout_then_stderr_then_exit_code(ctx: ToolUseContext) -> None:
 
 async def test_progress_lines_are_reported(ctx: ToolUseContext) -> None:
     await run(BASH, ctx, command="for i in $(seq 1 25); do echo step $i; done")
-    assert recorder(ctx).messages == ["step 1", "step 11", "step 21"]
+    messages = recorder(ctx).messages
+    assert messages[0] == "step 1" and set(messages) <= {f"step {i}" for i in range(1, 26)}
+
+
+async def test_slow_output_is_reported_line_by_line(ctx: ToolUseContext, tmp_path: Path) -> None:
+    # the second line comes only when the test has seen the first: it must be shown then, not 10 lines later
+    command = "echo one; while [ ! -e go ]; do sleep 0.02; done; echo two; while [ ! -e stop ]; do sleep 0.02; done"
+    call = asyncio.create_task(run(BASH, ctx, command=command))
+    progress = recorder(ctx)
+    await progress.wait_for("one")
+    (tmp_path / "go").touch()
+    await progress.wait_for("two")
+    (tmp_path / "stop").touch()
+    assert await call == "one\ntwo"
+    assert progress.messages == ["one", "two"]
 
 
 async def test_long_output_is_saved_whole_and_the_model_gets_its_ends_and_path(

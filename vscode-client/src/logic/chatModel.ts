@@ -4,10 +4,14 @@
  */
 
 import { readBackgroundTasks, runningCount } from "./background";
+import type { LineDiff } from "./lineDiff";
+import type { PromptView } from "./permissionCard";
 import type { BackgroundTask, ChatEvent, InactiveItem, Todo, Usage, UsageTotals } from "./protocol";
 import { usageLine } from "./status";
+import { PANEL_TOOLS, resultView } from "./toolCards";
 
-export type ToolStatus = "running" | "waiting" | "done" | "error";
+/** `denied`: the user said no (not an error); `stopped`: the prompt was abandoned because the turn was stopped. */
+export type ToolStatus = "running" | "waiting" | "done" | "error" | "denied" | "stopped";
 
 export interface ToolCard {
   id: string;
@@ -15,10 +19,36 @@ export interface ToolCard {
   summary: string;
   status: ToolStatus;
   progress: string[];
-  result?: string;
+  /** The result as the card shows it (see toolCards.resultView); undefined until the call ends. */
+  result?: string | null;
+  /** One short fact for the card's head: "42 lines", "3 files". */
+  fact?: string;
   permission?: string;
   parentId?: string;
+  /** The exact command of a shell call, once the client knows it (its permission request), escaped. */
+  command?: string;
+  /** The model's description of the call, shown after the command. */
+  description?: string;
+  /** The open permission question about this call (answered in the card), or null once answered. */
+  prompt?: PromptView | null;
+  /** What the call changed in its file (or proposes to), with +/− counts. */
+  diff?: LineDiff;
+  /** A card that repeats a panel of its own (TodoWrite) is not drawn, unless it fails. */
+  hidden?: boolean;
 }
+
+/** A button under a notice that runs one of the extension's commands (e.g. Set API Key). */
+export interface NoticeAction {
+  label: string;
+  command: HostCommand;
+}
+
+/** Extension commands the webview may ask for by name (nothing else is run from a view message). */
+export const HOST_COMMANDS = [
+  "setApiKey", "tryDemo", "openServerSettings", "restartServer", "showOutput", "pickModel", "pickMode",
+  "addSelection", "addActiveFile", "openModelSetting", "showPermissionLog",
+] as const;
+export type HostCommand = (typeof HOST_COMMANDS)[number];
 
 export type Entry =
   | { type: "user"; id: string; text: string }
@@ -28,7 +58,9 @@ export type Entry =
   | { type: "tool"; id: string; card: ToolCard }
   /** What a turn used: tokens, cache, cost, context. */
   | { type: "usage"; id: string; text: string }
-  | { type: "notice"; id: string; text: string; level: "info" | "warning" | "error" };
+  | { type: "notice"; id: string; text: string; level: "info" | "warning" | "error"; actions?: NoticeAction[] }
+  /** The files a turn changed through handrail's tools, and whether that turn was undone. */
+  | { type: "checkpoint"; id: string; files: string[]; undone: boolean };
 
 export interface Status {
   sessionId: string;
@@ -45,6 +77,22 @@ export interface SessionSummary {
   title: string;
 }
 
+/** A problem with the set-up (the server does not start, no key), shown above the transcript until it is fixed. */
+export interface Banner {
+  level: "warning" | "error";
+  text: string;
+  actions: NoticeAction[];
+}
+
+/** What the empty chat and the toolbar show about the set-up. */
+export interface Setup {
+  server: "starting" | "running" | "stopped";
+  hasKey: boolean;
+  model: string;
+  /** Workspace folders, for workspace-relative, clickable paths. */
+  roots: string[];
+}
+
 /** An operation the webview applies to its DOM. */
 export type ViewOp =
   | { op: "reset"; entries: Entry[]; todos: Todo[]; background: BackgroundTask[]; status: Status }
@@ -57,7 +105,14 @@ export type ViewOp =
   | { op: "status"; status: Status }
   | { op: "sessions"; sessions: SessionSummary[]; current: string }
   | { op: "inactive"; items: InactiveItem[]; trusted: boolean }
-  | { op: "focusPrompt" };
+  | { op: "focusPrompt" }
+  | { op: "banner"; banner: Banner | null }
+  | { op: "setup"; setup: Setup }
+  | { op: "attachments"; items: { id: string; label: string; kind: string }[] }
+  | { op: "completions"; query: string; items: { path: string; kind: "file" | "folder" }[] }
+  | { op: "insertMentions"; mentions: string[] }
+  | { op: "setPrompt"; text: string }
+  | { op: "checkpointUndone"; id: string };
 
 /** Keep progress short: a card shows the latest lines only. */
 const MAX_PROGRESS_LINES = 20;
@@ -114,10 +169,41 @@ export class ChatSessionModel {
   }
 
   /** A local notice (errors of the client itself, e.g. the server is restarting). */
-  notice(text: string, level: "info" | "warning" | "error" = "info"): ViewOp[] {
+  notice(text: string, level: "info" | "warning" | "error" = "info", actions: NoticeAction[] = []): ViewOp[] {
     this.openText = null;
     this.openThinking = null;
-    return [this.add({ type: "notice", id: this.nextId("n"), text, level })];
+    return [this.add({ type: "notice", id: this.nextId("n"), text, level, ...(actions.length > 0 ? { actions } : {}) })];
+  }
+
+  /** Draw a past session from its transcript (see pastSessions.ts); a turn that did not finish is marked. */
+  loadPast(entries: readonly Entry[], interrupted: boolean): void {
+    for (const entry of entries) {
+      this.entries.push(entry);
+      if (entry.type === "tool") {
+        this.tools.set(entry.id, entry.card);
+      }
+    }
+    if (interrupted) {
+      this.entries.push({ type: "notice", id: this.nextId("n"), level: "warning",
+        text: "Interrupted: the last turn did not finish (the window or the server closed while it ran). Ask again to go on; the agent keeps what it did so far." });
+    }
+  }
+
+  /** The turn that just ended changed these files (shown workspace-relative): it can be undone as a whole. */
+  checkpoint(id: string, files: string[]): ViewOp[] {
+    this.openText = null;
+    this.openThinking = null;
+    return [this.add({ type: "checkpoint", id, files, undone: false })];
+  }
+
+  /** The turn's changes were undone. */
+  checkpointUndone(id: string): ViewOp[] {
+    const entry = this.entries.find((e) => e.type === "checkpoint" && e.id === id);
+    if (entry?.type !== "checkpoint") {
+      return [];
+    }
+    entry.undone = true;
+    return [{ op: "checkpointUndone", id }];
   }
 
   /** A piece of streamed text or thinking: appended to its open block, or a new block. */
@@ -195,10 +281,44 @@ export class ChatSessionModel {
     return ops;
   }
 
-  /** A permission prompt for this tool call is open in the editor. */
-  promptOpened(toolUseId: string, tool: string): ViewOp[] {
-    const { card, ops } = this.card(toolUseId, tool);
-    return [...ops, this.patch(card, { status: "waiting", permission: "pending" })];
+  /** A permission question about this tool call is open: the card asks it (and shows the exact command). */
+  promptOpened(view: PromptView, parentId?: string): ViewOp[] {
+    const { card, ops } = this.card(view.toolUseId, view.tool, parentId);
+    const patch: Partial<ToolCard> = { status: "waiting", permission: "pending", prompt: view, hidden: false };
+    if (view.command !== undefined) {
+      patch.command = view.command;
+      if (view.description !== undefined) {
+        patch.description = view.description;
+      }
+    }
+    if (view.diff !== undefined) {
+      patch.diff = view.diff;
+    }
+    return [...ops, this.patch(card, patch)];
+  }
+
+  /** The question was answered (or withdrawn): the card stops asking. */
+  promptClosed(toolUseId: string): ViewOp[] {
+    const card = this.tools.get(toolUseId);
+    return card?.prompt ? [this.patch(card, { prompt: null, status: card.status === "waiting" ? "running" : card.status })] : [];
+  }
+
+  /** What a file-changing call did to its file (from snapshots taken around it). */
+  setDiff(toolUseId: string, diff: LineDiff): ViewOp[] {
+    const card = this.tools.get(toolUseId);
+    if (!card) {
+      return [];
+    }
+    const patch: Partial<ToolCard> = { diff };
+    if (card.result !== undefined && card.status === "done") {
+      patch.result = null; // the diff says it better than the text written for the model
+    }
+    return [this.patch(card, patch)];
+  }
+
+  /** The tool call, if this session has seen it. */
+  tool(toolUseId: string): ToolCard | undefined {
+    return this.tools.get(toolUseId);
   }
 
   /** Apply one `handrail/chat` event. */
@@ -229,6 +349,7 @@ export class ChatSessionModel {
         const card: ToolCard = {
           id: event.toolUseId, name: event.name, summary: event.summary, status: "running", progress: [],
           ...(event.parentToolUseId ? { parentId: event.parentToolUseId } : {}),
+          ...(PANEL_TOOLS.has(event.name) ? { hidden: true } : {}),
         };
         this.tools.set(card.id, card);
         if (!event.parentToolUseId) {
@@ -244,12 +365,28 @@ export class ChatSessionModel {
       }
       case "toolResult": {
         const { card, ops } = this.card(event.toolUseId, "tool", event.parentToolUseId);
-        return [...ops, this.patch(card, { status: event.isError ? "error" : "done", result: event.preview })];
+        const view = resultView(card.name, event.preview, event.isError, card.diff !== undefined && !card.prompt);
+        let status: ToolStatus = event.isError ? "error" : "done";
+        if (card.permission === "deny") {
+          status = "denied"; // the user's answer, not a failure
+        } else if (card.permission === "cancelled") {
+          status = "stopped";
+        }
+        const patch: Partial<ToolCard> = { status, result: view.body, fact: view.fact, prompt: null };
+        if (event.isError && card.hidden) {
+          patch.hidden = false;
+        }
+        return [...ops, this.patch(card, patch)];
       }
       case "permission": {
         const { card, ops } = this.card(event.toolUseId, "tool", event.parentToolUseId);
-        const status: ToolStatus = event.decision === "deny" || event.decision === "cancelled" ? "error" : "running";
-        return [...ops, this.patch(card, { permission: event.decision, status: card.status === "waiting" || status === "error" ? status : card.status })];
+        let status: ToolStatus = card.status === "waiting" ? "running" : card.status;
+        if (event.decision === "deny") {
+          status = "denied";
+        } else if (event.decision === "cancelled") {
+          status = "stopped";
+        }
+        return [...ops, this.patch(card, { permission: event.decision, status, prompt: null })];
       }
       case "turnEnd": {
         this.openText = null;
@@ -262,7 +399,7 @@ export class ChatSessionModel {
         const stop = event.error ? event.error.message : describeStop(event.stopReason);
         if (stop) {
           const level = event.error ? "error" : event.stopReason === "cancelled" ? "info" : "warning";
-          ops.push(...this.notice(stop, level));
+          ops.push(...this.notice(stop, level, event.error ? fixesFor(event.error.kind) : []));
         }
         if (event.usage) {
           this.addUsage(event.usage);
@@ -287,6 +424,20 @@ export class ChatSessionModel {
   }
 }
 
+/** Failures whose fix is a command of this extension: the key is missing or refused. */
+export const KEY_FAILURES: readonly string[] = ["noApiKey", "apiKey"];
+
+/** The buttons under a failed turn's message: the fix this extension can run. */
+export function fixesFor(kind: string): NoticeAction[] {
+  if (KEY_FAILURES.includes(kind)) {
+    return [{ label: "Set API Key", command: "setApiKey" }, { label: "Try without a key", command: "tryDemo" }];
+  }
+  if (kind === "model") {
+    return [{ label: "Choose a model", command: "pickModel" }];
+  }
+  return [];
+}
+
 /** How the view labels a permission decision on a tool card. */
 export function decisionLabel(decision: string | undefined): string {
   switch (decision) {
@@ -300,9 +451,9 @@ export function decisionLabel(decision: string | undefined): string {
     case "allowAlways":
       return "always allowed";
     case "deny":
-      return "denied";
+      return "denied by you";
     case "cancelled":
-      return "prompt cancelled";
+      return "question withdrawn: the turn was stopped";
     default:
       return decision;
   }

@@ -1,6 +1,7 @@
 /**
  * A small, safe markdown renderer for streamed answers: the input is HTML-escaped first, so the
- * output only contains the tags made here. Fenced code, headings, lists, quotes, paragraphs,
+ * output only contains the tags made here. Fenced code (with a header holding its language and a copy
+ * button; the webview highlights it), headings, nested lists, GitHub tables, quotes, paragraphs,
  * inline code, bold, italics and http(s) links.
  */
 
@@ -27,22 +28,85 @@ function inline(escaped: string): string {
     .join("");
 }
 
+const LIST_ITEM = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
+const TABLE_SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+
+function codeBlock(lang: string, code: string[]): string {
+  const safeLang = /^[\w+#.-]{1,30}$/.test(lang) ? lang : "";
+  const attr = safeLang ? ` data-lang="${safeLang}"` : "";
+  const head = `<div class="code-head"><span class="lang">${safeLang || "text"}</span><button type="button" class="copy-code" title="Copy">Copy</button></div>`;
+  return `<div class="code">${head}<pre${attr}><code>${code.join("\n")}</code></pre></div>`;
+}
+
+function cells(row: string): string[] {
+  return row.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
+}
+
+function table(header: string, separator: string, rows: string[]): string {
+  const aligns = cells(separator).map((c) => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : ""));
+  const cell = (tag: string, text: string, i: number): string => `<${tag}${aligns[i] ? ` class="align-${aligns[i]}"` : ""}>${inline(text)}</${tag}>`;
+  const head = `<tr>${cells(header).map((c, i) => cell("th", c, i)).join("")}</tr>`;
+  const body = rows.map((r) => `<tr>${cells(r).map((c, i) => cell("td", c, i)).join("")}</tr>`).join("");
+  return `<div class="table"><table><thead>${head}</thead><tbody>${body}</tbody></table></div>`;
+}
+
+interface ListNode {
+  tag: "ul" | "ol";
+  indent: number;
+  items: { text: string; children: ListNode[] }[];
+}
+
+/** Lists nest by indentation: an item indented past its predecessor's marker starts a list inside it. */
+function list(lines: string[]): string {
+  const roots: ListNode[] = [];
+  const stack: ListNode[] = [];
+  for (const line of lines) {
+    const m = LIST_ITEM.exec(line);
+    if (!m) {
+      const last = stack[stack.length - 1]?.items.at(-1);
+      if (last) {
+        last.text += ` ${line.trim()}`; // a continuation line
+      }
+      continue;
+    }
+    const indent = m[1].replace(/\t/g, "    ").length;
+    const tag = /\d/.test(m[2]) ? "ol" : "ul";
+    while (stack.length > 0 && indent < stack[stack.length - 1].indent) {
+      stack.pop();
+    }
+    let top = stack[stack.length - 1];
+    if (!top || indent > top.indent) {
+      const node: ListNode = { tag, indent, items: [] };
+      const parent = top?.items.at(-1);
+      if (parent) {
+        parent.children.push(node);
+      } else {
+        roots.push(node);
+      }
+      stack.push(node);
+      top = node;
+    } else if (top.tag !== tag && stack.length === 1) {
+      const node: ListNode = { tag, indent, items: [] };
+      roots.push(node);
+      stack[0] = node;
+      top = node;
+    }
+    top.items.push({ text: m[3], children: [] });
+  }
+  const render = (node: ListNode): string =>
+    `<${node.tag}>${node.items.map((i) => `<li>${inline(i.text)}${i.children.map(render).join("")}</li>`).join("")}</${node.tag}>`;
+  return roots.map(render).join("");
+}
+
 /** Render markdown to HTML; safe for `innerHTML` whatever the input. */
 export function renderMarkdown(source: string): string {
   const lines = escapeHtml(source).split("\n");
   const html: string[] = [];
   let paragraph: string[] = [];
-  let list: { tag: "ul" | "ol"; items: string[] } | null = null;
   const flushParagraph = (): void => {
     if (paragraph.length > 0) {
       html.push(`<p>${inline(paragraph.join("\n")).replace(/\n/g, "<br>")}</p>`);
       paragraph = [];
-    }
-  };
-  const flushList = (): void => {
-    if (list) {
-      html.push(`<${list.tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join("")}</${list.tag}>`);
-      list = null;
     }
   };
   for (let i = 0; i < lines.length; i += 1) {
@@ -50,47 +114,54 @@ export function renderMarkdown(source: string): string {
     const fence = /^\s*```(\S*)/.exec(line);
     if (fence) {
       flushParagraph();
-      flushList();
       const code: string[] = [];
       i += 1;
       while (i < lines.length && !/^\s*```/.test(lines[i])) {
         code.push(lines[i]);
         i += 1;
       }
-      const lang = fence[1] ? ` data-lang="${fence[1]}"` : "";
-      html.push(`<pre${lang}><code>${code.join("\n")}</code></pre>`);
+      html.push(codeBlock(fence[1], code));
+      continue;
+    }
+    if (line.includes("|") && i + 1 < lines.length && TABLE_SEPARATOR.test(lines[i + 1]) && lines[i + 1].includes("-")) {
+      flushParagraph();
+      const rows: string[] = [];
+      let j = i + 2;
+      while (j < lines.length && lines[j].includes("|") && lines[j].trim() !== "") {
+        rows.push(lines[j]);
+        j += 1;
+      }
+      html.push(table(line, lines[i + 1], rows));
+      i = j - 1;
+      continue;
+    }
+    if (LIST_ITEM.test(line)) {
+      flushParagraph();
+      const items: string[] = [];
+      let j = i;
+      while (j < lines.length && (LIST_ITEM.test(lines[j]) || (/^\s{2,}\S/.test(lines[j]) && items.length > 0))) {
+        items.push(lines[j]);
+        j += 1;
+      }
+      html.push(list(items));
+      i = j - 1;
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const bullet = /^\s*[-*+]\s+(.*)$/.exec(line);
-    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
     const quote = /^&gt;\s?(.*)$/.exec(line);
     if (heading) {
       flushParagraph();
-      flushList();
       const level = Math.min(heading[1].length + 2, 6); // keep headings small inside a side panel
       html.push(`<h${level}>${inline(heading[2])}</h${level}>`);
-    } else if (bullet || numbered) {
-      flushParagraph();
-      const tag = bullet ? "ul" : "ol";
-      if (list && list.tag !== tag) {
-        flushList();
-      }
-      list ??= { tag, items: [] };
-      list.items.push((bullet ?? numbered)![1]);
     } else if (quote) {
       flushParagraph();
-      flushList();
       html.push(`<blockquote>${inline(quote[1])}</blockquote>`);
     } else if (line.trim() === "") {
       flushParagraph();
-      flushList();
     } else {
-      flushList();
       paragraph.push(line);
     }
   }
   flushParagraph();
-  flushList();
   return html.join("");
 }

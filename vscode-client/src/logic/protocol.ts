@@ -24,7 +24,7 @@ export const EXPERIMENTAL_CAPABILITIES = {
   handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true },
 } as const;
 
-export const MODES = ["default", "acceptEdits", "plan", "auto", "bypassPermissions"] as const;
+export const MODES = ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"] as const;
 export type Mode = (typeof MODES)[number];
 
 /** Tokens of a series of model requests and their estimated cost (`costUsd` null: a model with no known price). */

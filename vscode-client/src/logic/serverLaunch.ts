@@ -92,3 +92,38 @@ export function buildLaunch(settings: LaunchSettings, baseEnv: Record<string, st
   }
   return { command: words[0], args: words.slice(1), env, initializationOptions };
 }
+
+/**
+ * The command that serves the scripted demo for an editor (`handrail demo --serve`), from the same
+ * settings as the server: `<python> -m handrail demo --serve`, or the server command with its `lsp`
+ * (and what follows it) replaced. Null when the command has no `lsp` word to replace.
+ */
+export function demoCommand(settings: Pick<LaunchSettings, "command" | "pythonPath">): string[] | null {
+  if (settings.pythonPath.trim()) {
+    return [settings.pythonPath.trim(), "-m", "handrail", "demo", "--serve"];
+  }
+  const words = splitCommandLine(settings.command.trim() || DEFAULT_COMMAND);
+  const lsp = words.lastIndexOf("lsp");
+  return lsp > 0 ? [...words.slice(0, lsp), "demo", "--serve"] : null;
+}
+
+/** What `handrail demo --serve` prints: the sample copy, its scripted model, and the question to ask. */
+export interface DemoModel {
+  workspace: string;
+  baseUrl: string;
+  prompt: string;
+}
+
+/** Read the demo's one JSON line (untrusted: it comes from a process); the model must be on this machine. */
+export function readDemoLine(line: string): DemoModel | null {
+  try {
+    const value = JSON.parse(line) as Record<string, unknown>;
+    if (typeof value.workspace !== "string" || typeof value.baseUrl !== "string" || typeof value.prompt !== "string") {
+      return null;
+    }
+    const url = new URL(value.baseUrl);
+    return url.hostname === "127.0.0.1" || url.hostname === "localhost" ? { workspace: value.workspace, baseUrl: value.baseUrl, prompt: value.prompt } : null;
+  } catch {
+    return null;
+  }
+}

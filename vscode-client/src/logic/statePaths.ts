@@ -1,4 +1,4 @@
-/** Where the server keeps a session's files (mirrors src/handrail/state.py and server/storage.py). */
+/** Where the server keeps a session's files (mirrors src/handrail/state.py and agent/storage.py). */
 
 import * as path from "node:path";
 
@@ -10,7 +10,17 @@ export function stateDir(env: Record<string, string | undefined>, home: string):
   return path.join(env.XDG_STATE_HOME || path.join(home, ".local", "state"), "handrail");
 }
 
+/** The folder of one session's files. */
+function sessionFolder(sessionId: string, env: Record<string, string | undefined>, home: string): string {
+  return path.join(stateDir(env, home), "sessions", sessionId.replace(/[^A-Za-z0-9_.-]/g, "_"));
+}
+
 /** The permission audit log of one session. */
 export function auditLogPath(sessionId: string, env: Record<string, string | undefined>, home: string): string {
-  return path.join(stateDir(env, home), "sessions", sessionId.replace(/[^A-Za-z0-9_.-]/g, "_"), "audit.jsonl");
+  return path.join(sessionFolder(sessionId, env, home), "audit.jsonl");
+}
+
+/** The transcript the server saves of one session (agent/transcript.py), from which it resumes the session. */
+export function transcriptPath(sessionId: string, env: Record<string, string | undefined>, home: string): string {
+  return path.join(sessionFolder(sessionId, env, home), "transcript.jsonl");
 }

@@ -1,16 +1,8 @@
 /** The status bar's texts. */
 
 import type { Status } from "./chatModel";
+import { modeLabel } from "./modes";
 import type { Usage, UsageTotals } from "./protocol";
-
-const MODE_LABELS: Record<string, string> = {
-  default: "Default",
-  acceptEdits: "Accept edits",
-  plan: "Plan",
-  bypassPermissions: "Bypass",
-  dontAsk: "Don't ask",
-  auto: "Auto",
-};
 
 /** A compact token count: 950, 1.2k, 3.4M. */
 export function formatTokens(n: number): string {
@@ -64,10 +56,6 @@ export function usageLine(usage: Usage): string {
     parts.push(`context ${percent}% of ${formatTokens(usage.contextWindow ?? 0)}`);
   }
   return parts.join(" · ");
-}
-
-export function modeLabel(mode: string): string {
-  return MODE_LABELS[mode] ?? mode;
 }
 
 /** The status bar text: running state, mode, tokens when any were reported, running background tasks. */

@@ -1,41 +1,85 @@
-/** The extension's entry point: wires the server client, chat view, prompts, status bar, commands and trust. */
+/** The extension's entry point: wires the server client, chat view, permission questions, status bar, commands and trust. */
 
 import { randomUUID } from "node:crypto";
-import * as fs from "node:fs/promises";
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { ChatController, KEY_FAILURES } from "../logic/chatController";
+import { ChatController, type ChatHost } from "../logic/chatController";
+import type { Banner } from "../logic/chatModel";
 import { diagnosticsParams, shouldForward } from "../logic/diagnostics";
-import type { HandrailCommands } from "../logic/handlers";
-import { DIAGNOSTICS, DID_CHANGE_TRUST, MODES, type ChatEvent, type McpServerStatus, type TurnError } from "../logic/protocol";
-import { promptWithSelection } from "../logic/selection";
-import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
-import { auditLogPath } from "../logic/statePaths";
-import { modeLabel } from "../logic/status";
-import { askUser } from "./askUserUi";
-import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
+import { foldersOf, rankCandidates, type Attachment, type PathCandidate } from "../logic/mentions";
+import { readStored, remember } from "../logic/pastSessions";
+import { displayPath, relativeToRoots } from "../logic/paths";
 import { approvableItems, approvalDetail } from "../logic/projectApproval";
+import { DIAGNOSTICS, DID_CHANGE_TRUST, type ChatEvent, type PermissionParams, type PermissionResult } from "../logic/protocol";
+import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
+import { TAB_COMMANDS, settingsTab } from "../logic/settingsTarget";
+import { transcriptPath } from "../logic/statePaths";
+import { askUser } from "./askUserUi";
+import { undoTurn } from "./checkpointUi";
+import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
+import { registerCommands, runHostCommand } from "./commands";
+import { Demo } from "./demo";
 import { PermissionUi, PROPOSED_SCHEME, ProposalProvider } from "./permissionUi";
-import { ServerClient } from "./serverClient";
+import { findPython } from "./python";
+import { ServerClient, type ServerProblem } from "./serverClient";
 import { StatusBar } from "./statusBar";
+import type { CancellationToken } from "vscode-jsonrpc";
+import { CancellationTokenSource } from "vscode-jsonrpc";
 
 const API_KEY_SECRET = "handrail.apiKey";
-const SET_API_KEY = "Set API Key";
-const OPEN_SETTINGS = "Open Settings";
+/** The workspace's sessions (ids, titles, dates), so they are listed again after a reload. */
+const SESSIONS_KEY = "handrail.sessions";
 const RESTART_SETTINGS = ["handrail.server", "handrail.maxToolConcurrency"]; // model and baseUrl are read per turn
+const SERVER_SETTINGS = ["server.pythonPath", "server.command"];
+/** Files larger than this are not kept for a card's diff. */
+const MAX_SNAPSHOT_BYTES = 2 * 1024 * 1024;
+const EXCLUDE = "**/{node_modules,.git,.venv,venv,__pycache__,dist,out,build,.mypy_cache,.pytest_cache}/**";
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function roots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
 }
 
-/** The MCP servers the server reports, or undefined (the user told) when none is configured. */
-async function configuredMcpServers(commands: Pick<HandrailCommands, "mcpStatus">): Promise<McpServerStatus[] | undefined> {
-  const servers = await commands.mcpStatus();
-  if (servers.length === 0) {
-    void vscode.window.showInformationMessage("handrail: no MCP servers are configured.");
-    return undefined;
+/** A session's saved transcript, or null (none, or too large to draw). */
+function readTranscript(sessionId: string): string | null {
+  const file = transcriptPath(sessionId, process.env, os.homedir());
+  try {
+    return fs.statSync(file).size <= 4 * MAX_SNAPSHOT_BYTES ? fs.readFileSync(file, "utf8") : null;
+  } catch {
+    return null;
   }
-  return servers;
+}
+
+/** The text of a file as the user sees it: the open document, else the disk (small files only); null when unreadable. */
+function readText(path: string): string | null {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === "file" && d.uri.fsPath === path);
+  if (doc) {
+    return doc.getText();
+  }
+  try {
+    return fs.statSync(path).size <= MAX_SNAPSHOT_BYTES ? fs.readFileSync(path, "utf8") : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A workspace path (absolute or relative) as a file URI, or null when it is outside the workspace or missing. */
+function workspaceUri(given: string): { uri: vscode.Uri; relative: string; isFolder: boolean } | null {
+  const folders = roots();
+  const candidates = given.startsWith("/") ? [given] : folders.map((root) => `${root}/${given.replace(/^\.\//, "").replace(/\/$/, "")}`);
+  for (const absolute of candidates) {
+    const relative = relativeToRoots(absolute, folders);
+    if (relative === null || relative.split(/[\\/]/).includes("..")) {
+      continue;
+    }
+    try {
+      const stat = fs.statSync(absolute);
+      return { uri: vscode.Uri.file(absolute), relative, isFolder: stat.isDirectory() };
+    } catch {
+      continue;
+    }
+  }
+  return null;
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -43,27 +87,170 @@ export function activate(context: vscode.ExtensionContext): void {
   const proposals = new ProposalProvider();
   const permissionUi = new PermissionUi(proposals, (line) => output.appendLine(line));
   const statusBar = new StatusBar("handrail.chat.setMode");
-  let server: ServerClient | null = null;
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("handrail");
+
+  const apiKey = async (): Promise<string | undefined> => (await context.secrets.get(API_KEY_SECRET)) || undefined;
+  const hasKey = async (): Promise<boolean> => Boolean((await apiKey()) || process.env.ANTHROPIC_API_KEY);
+
+  const settings = async (): Promise<LaunchSettings> => {
+    const c = config();
+    const command = c.get<string>("server.command", DEFAULT_COMMAND);
+    let pythonPath = c.get<string>("server.pythonPath", "");
+    if (!pythonPath.trim() && (command.trim() === DEFAULT_COMMAND || !command.trim())) {
+      const found = await findPython("");
+      if (found) {
+        pythonPath = found.python;
+        output.appendLine(`using ${found.python} (${found.source === "pythonExtension" ? "the Python extension's interpreter" : "the workspace's virtual environment"}); set handrail.server.pythonPath to choose another`);
+      }
+    }
+    return {
+      command,
+      pythonPath,
+      model: c.get<string>("model", ""),
+      baseUrl: c.get<string>("baseUrl", ""),
+      maxToolConcurrency: c.get<number>("maxToolConcurrency", 0),
+      apiKey: await apiKey(),
+      workspaceTrusted: vscode.workspace.isTrusted,
+    };
+  };
+  const startTimeout = (): number => config().get<number>("server.startTimeout", 30);
+
+  /** One place for set-up problems: a banner over the chat that goes away by itself when fixed; no toasts. */
+  const showProblem = (problem: ServerProblem | null): void => {
+    const banner: Banner | null = problem && {
+      level: problem.cause === "crashed" ? "warning" : "error",
+      text: problem.message,
+      actions: problem.cause === "settings"
+        ? [{ label: "Open Settings", command: "openServerSettings" }, { label: "Restart Server", command: "restartServer" }, { label: "Show Output", command: "showOutput" }]
+        : [{ label: "Restart Server", command: "restartServer" }, { label: "Show Output", command: "showOutput" }],
+    };
+    controller.setBanner(banner);
+  };
+
+  // eslint-disable-next-line prefer-const -- assigned below: the host refers to them, they refer to the host's UI
+  let server: ServerClient;
+  // eslint-disable-next-line prefer-const
+  let demo: Demo;
+  const chatView = new ChatViewProvider(context.extensionUri, (message) => controller.handleMessage(message));
+
+  const host: ChatHost = {
+    post: (op) => chatView.post(op),
+    commands: async (sessionId) => (demo.owns(sessionId) ? demo.commands() : server.ready()),
+    newSessionId: () => randomUUID(),
+    approveProject: () => approveProject(),
+    statusChanged: (status) => statusBar.update(status),
+    run: runHostCommand,
+    readText,
+    openFile: async (path, line) => {
+      const target = workspaceUri(path) ?? (path.startsWith("/") && fs.existsSync(path) && demoRoot && path.startsWith(demoRoot) ? { uri: vscode.Uri.file(path), isFolder: false } : null);
+      if (!target) {
+        void vscode.window.showInformationMessage(`${path} is not a file of this workspace.`);
+        return;
+      }
+      if (target.isFolder) {
+        await vscode.commands.executeCommand("revealInExplorer", target.uri);
+        return;
+      }
+      const position = line ? new vscode.Position(line - 1, 0) : undefined;
+      await vscode.window.showTextDocument(target.uri, { preview: true, ...(position ? { selection: new vscode.Range(position, position) } : {}) });
+    },
+    openDiff: async (params) => {
+      await permissionUi.showProposal(params);
+    },
+    copy: (text) => Promise.resolve(vscode.env.clipboard.writeText(text)),
+    complete: async (query): Promise<PathCandidate[]> => {
+      const files = await vscode.workspace.findFiles("**/*", EXCLUDE, 5000);
+      const paths = files.map((u) => vscode.workspace.asRelativePath(u, false));
+      const candidates: PathCandidate[] = [...foldersOf(paths).map((p) => ({ path: p, kind: "folder" as const })), ...paths.map((p) => ({ path: p, kind: "file" as const }))];
+      return rankCandidates(query, candidates);
+    },
+    resolveMention: (path): Promise<Attachment | null> => {
+      const found = workspaceUri(path);
+      return Promise.resolve(found && {
+        id: path, kind: found.isFolder ? "folder" : "file", path: found.relative, absolute: found.uri.fsPath,
+        label: found.isFolder ? `${found.relative}/` : found.relative,
+      });
+    },
+    dropped: (uris) => Promise.resolve(uris.flatMap((raw) => {
+      let uri: vscode.Uri;
+      try {
+        uri = raw.startsWith("/") ? vscode.Uri.file(raw) : vscode.Uri.parse(raw, true);
+      } catch {
+        return [];
+      }
+      const found = uri.scheme === "file" ? workspaceUri(uri.fsPath) : null;
+      return found ? [found.isFolder ? `${found.relative}/` : found.relative] : [];
+    })),
+    questionsChanged: (open) => void vscode.commands.executeCommand("setContext", "handrail.permissionPending", open > 0),
+    undoFiles: (checkpoint) => undoTurn(checkpoint, proposals, (path) => displayPath(path, roots())),
+    sessionChanged: (session) => {
+      if (!demo.owns(session.id)) {
+        void context.workspaceState.update(SESSIONS_KEY, remember(readStored(context.workspaceState.get(SESSIONS_KEY)), session));
+      }
+    },
+    readTranscript,
+  };
+  const controller = new ChatController(host);
+  controller.addPastSessions(readStored(context.workspaceState.get(SESSIONS_KEY)).filter((s) => fs.existsSync(transcriptPath(s.id, process.env, os.homedir()))));
+  let demoRoot: string | null = null;
+
+  /** A permission request: the chat card asks; with `handrail.permissionPrompt: quickPick` a quick pick asks too. */
+  const permission = (params: PermissionParams, token: CancellationToken): Promise<PermissionResult> => {
+    const answered = controller.askPermission(params, token);
+    if (config().get<string>("permissionPrompt", "inline") === "quickPick") {
+      const closing = new CancellationTokenSource();
+      token.onCancellationRequested(() => closing.cancel());
+      void answered.finally(() => closing.cancel());
+      void permissionUi.ask(params, closing.token).then((result) => {
+        if (result) {
+          controller.answer(params.toolUseId, result);
+        }
+      });
+    }
+    return answered;
+  };
+
+  const ui = {
+    permission,
+    askUser,
+    saveDocument: async (uri: string) => {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+      return doc ? doc.save() : false;
+    },
+    chat: (event: ChatEvent) => {
+      controller.handleEvent(event);
+      if (event.kind === "turnEnd" && !demo.owns(event.sessionId)) {
+        void refreshPermissions();
+      }
+    },
+  };
+
+  server = new ServerClient({ output, ui, settings, startTimeout, onProblem: showProblem });
+  demo = new Demo(output, ui);
 
   const refreshPermissions = async (): Promise<void> => {
     const trusted = vscode.workspace.isTrusted;
     try {
-      const commands = await server?.ready();
-      controller.setPermissions((await commands?.permissions(controller.current.sessionId)) ?? null, trusted);
+      const commands = await server.ready();
+      const report = (await commands?.permissions(controller.current.sessionId)) ?? null;
+      if (!demo.owns(controller.current.sessionId)) {
+        controller.setPermissions(report, trusted);
+      }
+      void vscode.commands.executeCommand("setContext", "handrail.projectSettingsWaiting", approvableItems(report).length > 0);
     } catch (error) {
-      output.appendLine(`handrail.permissions: ${errorText(error)}`);
+      output.appendLine(`handrail.permissions: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
   const approveProject = async (): Promise<void> => {
-    const commands = await server?.ready();
+    const commands = await server.ready();
     if (!commands) {
       void vscode.window.showErrorMessage("The handrail server is not running.");
       return;
     }
     const items = approvableItems(await commands.permissions(controller.current.sessionId));
     if (items.length === 0) {
-      void vscode.window.showInformationMessage("Nothing in this workspace's handrail settings waits for your approval.");
+      void vscode.window.showInformationMessage("Nothing in this workspace's handrail settings waits for your approval (no .handrail/settings.json item is held back).");
       return;
     }
     const answer = await vscode.window.showWarningMessage(
@@ -76,209 +263,90 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
 
-  const chatView = new ChatViewProvider(context.extensionUri, (message) => controller.handleMessage(message));
-  const controller = new ChatController({
-    post: (op) => chatView.post(op),
-    commands: async () => (await server?.ready()) ?? null,
-    newSessionId: () => randomUUID(),
-    approveProject,
-    statusChanged: (status) => statusBar.update(status),
-    turnFailed: (error) => void offerFix(error),
-  });
+  const openServerSettings = async (): Promise<void> => {
+    const c = config();
+    const tab = settingsTab(SERVER_SETTINGS.map((name) => c.inspect(name)), vscode.env.remoteName);
+    await vscode.commands.executeCommand(TAB_COMMANDS[tab], "handrail.server");
+  };
 
-  /** A failed turn's message, with the fix this extension can run: set the key, or open the model setting. */
-  const offerFix = async (error: TurnError): Promise<void> => {
-    if (KEY_FAILURES.includes(error.kind)) {
-      if ((await vscode.window.showErrorMessage(`handrail: ${error.message}`, SET_API_KEY)) === SET_API_KEY) {
-        await vscode.commands.executeCommand("handrail.chat.setApiKey");
-      }
-    } else if (error.kind === "model") {
-      if ((await vscode.window.showErrorMessage(`handrail: ${error.message}`, OPEN_SETTINGS)) === OPEN_SETTINGS) {
-        await vscode.commands.executeCommand("workbench.action.openSettings", "handrail.model");
-      }
+  const updateSetup = async (): Promise<void> => {
+    // the demo's sample copy counts as a workspace folder for paths: its cards show them relative too
+    controller.updateSetup({ server: server.state, hasKey: await hasKey(), model: config().get<string>("model", ""), roots: [...roots(), ...(demoRoot ? [demoRoot] : [])] });
+  };
+
+  const tryDemo = async (): Promise<void> => {
+    await chatView.reveal();
+    const session = controller.newSession();
+    controller.notice("Scripted demo: a fake model on 127.0.0.1 plays the agent in a copy of a small sample project, through the real handrail server. It asks you before it edits or runs anything — answer in the cards below. Set an API key to work on your own code.");
+    try {
+      const model = await demo.start(await settings(), session.sessionId, startTimeout, (problem) => problem && controller.notice(problem.message, "error"));
+      demoRoot = model.workspace;
+      await updateSetup();
+      await vscode.window.showTextDocument(Demo.sampleFile(model), { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.One });
+      await controller.ask(model.prompt);
+    } catch (error) {
+      controller.notice(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`, "error");
     }
   };
 
-  const settings = async (): Promise<LaunchSettings> => {
-    const config = vscode.workspace.getConfiguration("handrail");
-    return {
-      command: config.get<string>("server.command", DEFAULT_COMMAND),
-      pythonPath: config.get<string>("server.pythonPath", ""),
-      model: config.get<string>("model", ""),
-      baseUrl: config.get<string>("baseUrl", ""),
-      maxToolConcurrency: config.get<number>("maxToolConcurrency", 0),
-      apiKey: (await context.secrets.get(API_KEY_SECRET)) || undefined,
-      workspaceTrusted: vscode.workspace.isTrusted,
-    };
+  const setApiKey = async (key: string | undefined): Promise<void> => {
+    if (key) {
+      await context.secrets.store(API_KEY_SECRET, key);
+    } else {
+      await context.secrets.delete(API_KEY_SECRET);
+    }
+    await updateSetup();
+    await server.start(); // the key reaches the server through its environment
   };
-
-  server = new ServerClient(output, {
-    permission: (params, token) => {
-      controller.promptOpened(params);
-      return permissionUi.ask(params, token);
-    },
-    askUser,
-    saveDocument: async (uri) => {
-      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
-      return doc ? doc.save() : false;
-    },
-    chat: (event: ChatEvent) => {
-      controller.handleEvent(event);
-      if (event.kind === "turnEnd") {
-        void refreshPermissions();
-      }
-    },
-  }, settings, (message) => controller.notice(message, "warning"));
 
   const forwardDiagnostics = (uris: readonly vscode.Uri[]): void => {
     for (const uri of uris) {
       if (shouldForward(uri.scheme)) {
         const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-        server?.notify(DIAGNOSTICS, diagnosticsParams(uri.toString(), doc?.version ?? null, vscode.languages.getDiagnostics(uri)));
+        server.notify(DIAGNOSTICS, diagnosticsParams(uri.toString(), doc?.version ?? null, vscode.languages.getDiagnostics(uri)));
       }
     }
   };
 
   server.onDidChangeState((state) => {
     statusBar.setServer(state);
+    void updateSetup();
     if (state === "stopped") {
       void controller.resyncBackground(null);
     }
     if (state === "running") {
       void refreshPermissions();
-      void server?.ready().then((commands) => controller.resyncBackground(commands ? (id) => commands.backgroundTasks(id) : null));
+      void server.ready().then((commands) => controller.resyncBackground(commands ? (id) => commands.backgroundTasks(id) : null));
       forwardDiagnostics(vscode.languages.getDiagnostics().map(([uri]) => uri)); // a (re)started server knows none
     }
   });
-
-  const withServer = <T>(run: (commands: NonNullable<ReturnType<ServerClient["commands"]>>) => Promise<T>) => async (): Promise<T | undefined> => {
-    const commands = await server?.ready();
-    if (!commands) {
-      void vscode.window.showErrorMessage("The handrail server is not running (see the handrail output).");
-      return undefined;
-    }
-    return run(commands);
-  };
 
   context.subscriptions.push(
     output,
     statusBar,
     server,
+    demo,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposals),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
-    vscode.commands.registerCommand("handrail.chat.ask", async (given?: unknown) => {
-      let question = typeof given === "string" ? given : undefined;
-      const editor = vscode.window.activeTextEditor;
-      if (question === undefined) {
-        question = await vscode.window.showInputBox({ title: "Ask handrail", prompt: editor && !editor.selection.isEmpty ? "The selection is sent along" : undefined });
-      }
-      if (!question) {
-        return;
-      }
-      const selection = editor && !editor.selection.isEmpty ? {
-        path: vscode.workspace.asRelativePath(editor.document.uri),
-        languageId: editor.document.languageId,
-        startLine: editor.selection.start.line + 1,
-        endLine: editor.selection.end.line + 1,
-        text: editor.document.getText(editor.selection),
-      } : null;
-      await chatView.reveal();
-      await controller.ask(promptWithSelection(question, selection));
-    }),
-    vscode.commands.registerCommand("handrail.chat.cancel", () => controller.stop()),
-    vscode.commands.registerCommand("handrail.chat.newSession", async () => {
-      controller.newSession();
-      await chatView.reveal();
-    }),
-    vscode.commands.registerCommand("handrail.chat.setMode", withServer(async (commands) => {
-      const current = controller.current.status.mode;
-      const picked = await vscode.window.showQuickPick(
-        MODES.map((mode) => ({ label: modeLabel(mode), description: mode === current ? `${mode} (current)` : mode, mode })),
-        { title: "handrail: permission mode" },
-      );
-      if (!picked) {
-        return;
-      }
-      try {
-        await commands.setMode(picked.mode, controller.current.sessionId);
-        controller.setMode(picked.mode);
-      } catch (error) {
-        void vscode.window.showErrorMessage(`handrail: ${errorText(error)}`); // e.g. bypass disabled by policy
-      }
-    })),
-    vscode.commands.registerCommand("handrail.chat.showPermissionLog", async () => {
-      const file = auditLogPath(controller.current.sessionId, process.env, os.homedir());
-      try {
-        await fs.access(file);
-      } catch {
-        void vscode.window.showInformationMessage(`No permission decisions were logged in this session yet (${file}).`);
-        return;
-      }
-      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
-    }),
-    vscode.commands.registerCommand("handrail.chat.mcpStatus", withServer(async (commands) => {
-      try {
-        const servers = await configuredMcpServers(commands);
-        if (!servers) {
-          return;
-        }
-        await vscode.window.showQuickPick(servers.map((s) => ({
-          label: `${s.name}: ${s.state}`,
-          description: `${s.source} · ${s.tools.length} tools`,
-          detail: s.error ? `${s.error}${s.stderrTail ? ` — ${s.stderrTail}` : ""}` : s.tools.join(", "),
-        })), { title: "handrail: MCP servers" });
-      } catch (error) {
-        void vscode.window.showWarningMessage(`handrail: MCP status is not available from this server (${errorText(error)}).`);
-      }
-    })),
-    vscode.commands.registerCommand("handrail.chat.restartMcpServer", withServer(async (commands) => {
-      try {
-        const servers = await configuredMcpServers(commands);
-        if (!servers) {
-          return;
-        }
-        const picked = await vscode.window.showQuickPick(servers.map((s) => ({
-          label: s.name,
-          description: s.state,
-          detail: s.error,
-        })), { title: "handrail: restart which MCP server?" });
-        if (!picked) {
-          return;
-        }
-        const result = await commands.restartMcpServer(picked.label);
-        void (result.restarted
-          ? vscode.window.showInformationMessage(`handrail: restarting MCP server '${picked.label}'.`)
-          : vscode.window.showWarningMessage(`handrail: could not restart '${picked.label}': ${result.reason ?? "unknown reason"}`));
-      } catch (error) {
-        void vscode.window.showWarningMessage(`handrail: restarting MCP servers is not available from this server (${errorText(error)}).`);
-      }
-    })),
-    vscode.commands.registerCommand("handrail.chat.approveProjectSettings", approveProject),
-    vscode.commands.registerCommand("handrail.chat.setApiKey", async () => {
-      const key = await vscode.window.showInputBox({ title: "handrail: Anthropic API key", prompt: "Stored in VS Code's secret storage (empty clears it)", password: true, ignoreFocusOut: true });
-      if (key === undefined) {
-        return;
-      }
-      if (key) {
-        await context.secrets.store(API_KEY_SECRET, key);
-      } else {
-        await context.secrets.delete(API_KEY_SECRET);
-      }
-      await server?.start(); // the key reaches the server through its environment
-    }),
-    vscode.commands.registerCommand("handrail.chat.restartServer", () => server?.start()),
+    ...registerCommands({ output, controller, chatView, server, permissionUi, approveProject, setApiKey, tryDemo, openServerSettings }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      server?.notify(DID_CHANGE_TRUST, { trusted: true });
+      server.notify(DID_CHANGE_TRUST, { trusted: true });
       void refreshPermissions();
     }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void updateSetup()),
     vscode.languages.onDidChangeDiagnostics((event) => forwardDiagnostics(event.uris)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (RESTART_SETTINGS.some((s) => event.affectsConfiguration(s))) {
         controller.notice("handrail settings changed: restarting the server.");
-        void server?.start();
+        void server.start();
+      } else if (event.affectsConfiguration("handrail")) {
+        // pushed only to a running server, never to one being stopped or started (no failed notification)
+        server.notify("workspace/didChangeConfiguration", { settings: { handrail: config() } });
+        void updateSetup();
       }
     }),
   );
+  void updateSetup();
   void server.start();
 }
 

@@ -1,5 +1,6 @@
-/** `handrail/permission` as a quick pick, with VS Code's diff editor showing a proposed edit meanwhile, the plan
- * beside a plan's approval, and the full command on "Show full command". */
+/** `handrail/permission` as a quick pick (the `handrail.permissionPrompt` option; the chat card asks in any case),
+ * with VS Code's diff editor showing a proposed edit meanwhile, the plan beside a plan's approval, and the full
+ * command on "Show full command"; and "Open diff" / "Open plan" for the chat card. */
 
 import * as vscode from "vscode";
 import type { CancellationToken } from "vscode-jsonrpc";
@@ -51,7 +52,12 @@ async function currentText(uri: vscode.Uri): Promise<string | null> {
 export class PermissionUi {
   constructor(private readonly proposals: ProposalProvider, private readonly log: (line: string) => void) {}
 
-  /** Show the proposed change next to the prompt; returns what to clean up afterwards. */
+  /** Show the proposed change (the diff editor; a plan opens as a document); returns what to clean up afterwards. */
+  async showProposal(params: PermissionParams): Promise<vscode.Uri[]> {
+    const plan = planText(params);
+    return plan !== null ? this.showText(params, "plan.md", plan, "markdown") : this.showDiff(params);
+  }
+
   private async showDiff(params: PermissionParams): Promise<vscode.Uri[]> {
     const path = editTarget(params);
     if (!path) {
@@ -112,12 +118,14 @@ export class PermissionUi {
     uris.forEach((u) => this.proposals.delete(u));
   }
 
-  /** Ask; Escape (or the server cancelling) denies. */
-  async ask(params: PermissionParams, token: CancellationToken): Promise<PermissionResult> {
+  /**
+   * Ask with a quick pick. Undefined when it closed without an answer (Escape, another quick input such as
+   * Ctrl+P, or the server cancelling): the question then stays open in the chat card, never denied by that.
+   */
+  async ask(params: PermissionParams, token: CancellationToken): Promise<PermissionResult | undefined> {
     let shown: vscode.Uri[] = [];
     try {
-      const plan = planText(params);
-      shown = plan !== null ? await this.showText(params, "plan.md", plan, "markdown") : await this.showDiff(params);
+      shown = await this.showProposal(params);
     } catch (error) {
       this.log(`could not show the proposal: ${String(error)}`);
     }
@@ -129,17 +137,17 @@ export class PermissionUi {
         first = (await pick(choiceItems(params), { title, placeholder }, token))?.[0];
       }
       if (!first) {
-        return toResult(undefined);
+        return undefined;
       }
       if (first.choice.kind === "always") {
         const rules = first.choice.rules;
         const named = visible(rules.join(", "));
         const [where] = (await pick(destinationItems(rules), { title: `Always allow ${named}: remember ${rules.length > 1 ? "them" : "it"} where?` }, token)) ?? [];
-        return toResult(first.choice, where?.destination);
+        return where ? toResult(first.choice, where.destination) : undefined;
       }
       if (first.choice.kind === "denyWithFeedback") {
         const feedback = await input(`Deny ${params.tool}`, "Tell the agent why (or what to do instead)", token);
-        return toResult(first.choice, undefined, feedback);
+        return feedback === undefined ? undefined : toResult(first.choice, undefined, feedback);
       }
       return toResult(first.choice);
     } finally {

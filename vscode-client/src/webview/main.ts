@@ -1,12 +1,18 @@
 /** The chat webview: applies the extension's view ops to the DOM and sends the user's actions back. */
 
 import { backgroundHeading, backgroundKindLabel, backgroundStatusLabel } from "../logic/background";
-import { decisionLabel, type Entry, type Status, type ToolCard, type ViewOp } from "../logic/chatModel";
+import type { Banner, Entry, HostCommand, NoticeAction, Setup, Status, ViewOp } from "../logic/chatModel";
 import { renderMarkdown } from "../logic/markdown";
+import { modeDescription, modeLabel } from "../logic/modes";
 import type { BackgroundTask, InactiveItem, Todo } from "../logic/protocol";
+import { forgetCards, patchTool, toolNode, type CardActions } from "./cards";
+import { Composer } from "./composer";
+import { button, el, highlightIn, linkPathsIn, workspace } from "./dom";
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -18,85 +24,98 @@ const stop = $<HTMLButtonElement>("stop");
 const send = $<HTMLButtonElement>("send");
 const sessions = $<HTMLSelectElement>("sessions");
 const state = $<HTMLElement>("state");
+const modeButton = $<HTMLButtonElement>("mode");
+const modelButton = $<HTMLButtonElement>("model");
 const todosBox = $<HTMLElement>("todos");
 const backgroundBox = $<HTMLElement>("background");
 const inactiveBox = $<HTMLElement>("inactive");
+const bannerBox = $<HTMLElement>("banner");
+const emptyBox = $<HTMLElement>("empty");
 
 /** Raw markdown of each assistant block, re-rendered (only that block) as text streams in. */
 const texts = new Map<string, string>();
+let setup: Setup = { server: "starting", hasKey: true, model: "", roots: [] };
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) {
-    node.className = className;
+const run = (command: HostCommand): void => vscode.postMessage({ type: "command", command });
+const actions: CardActions = {
+  answer: (toolUseId, answer) => vscode.postMessage({ type: "permission", toolUseId, answer }),
+  openDiff: (toolUseId) => vscode.postMessage({ type: "openDiff", toolUseId }),
+};
+
+const saved = (vscode.getState() as { history?: unknown } | undefined)?.history;
+const composer = new Composer(prompt, $<HTMLElement>("attachments"), {
+  send: (text) => vscode.postMessage({ type: "ask", prompt: text }),
+  complete: (query) => vscode.postMessage({ type: "complete", query }),
+  drop: (uris) => vscode.postMessage({ type: "drop", uris }),
+  removeAttachment: (id) => vscode.postMessage({ type: "removeAttachment", id }),
+  saveHistory: (history) => vscode.setState({ history }),
+  canSend: () => !send.disabled, // a running turn must end first
+}, Array.isArray(saved) ? saved.filter((s): s is string => typeof s === "string") : []);
+
+// Following the stream: the transcript stays at the bottom as it grows (new entries, streamed text,
+// growing tool cards, folds opened) unless the user scrolled up; scrolling back down follows again.
+let following = true;
+const atBottom = (): boolean => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 24;
+let lastTop = 0;
+transcript.addEventListener("scroll", () => {
+  // Only a move up is the user leaving the bottom: a scroll event that arrives after the content grew
+  // (our own scroll to the bottom, dispatched a frame later) is not at the bottom any more, yet it is no
+  // reason to stop following.
+  const top = transcript.scrollTop;
+  if (top < lastTop - 1) {
+    following = atBottom();
+  } else if (atBottom()) {
+    following = true;
   }
-  if (text !== undefined) {
-    node.textContent = text;
+  lastTop = top;
+});
+let followQueued = false;
+const follow = (): void => {
+  if (following && !followQueued) {
+    followQueued = true;
+    requestAnimationFrame(() => {
+      followQueued = false;
+      if (following) {
+        transcript.scrollTop = transcript.scrollHeight;
+        lastTop = transcript.scrollTop; // its scroll event comes a frame later: a move up is measured from here
+      }
+    });
   }
+};
+new MutationObserver(follow).observe(transcript, { childList: true, subtree: true, characterData: true, attributes: true });
+new ResizeObserver(follow).observe(transcript);
+
+function noticeActions(list: NoticeAction[] | undefined): HTMLElement[] {
+  if (!list || list.length === 0) {
+    return [];
+  }
+  const box = el("div", "notice-actions");
+  list.forEach((a, i) => box.append(button(a.label, i === 0 ? "small" : "secondary small", () => run(a.command))));
+  return [box];
+}
+
+function userNode(entry: Extract<Entry, { type: "user" }>): HTMLElement {
+  const node = el("div", "entry user");
+  node.dataset.id = entry.id;
+  const tools = el("div", "user-actions");
+  tools.append(
+    button("Copy", "icon", () => vscode.postMessage({ type: "copy", text: entry.text }), "Copy this prompt"),
+    button("Edit", "icon", () => composer.set(entry.text), "Put this prompt in the box to change it"),
+    button("Retry", "icon", () => !send.disabled && vscode.postMessage({ type: "ask", prompt: entry.text }), "Send this prompt again"),
+  );
+  node.append(el("div", "text", entry.text), tools);
   return node;
-}
-
-function atBottom(): boolean {
-  return transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
-}
-
-function toolNode(card: ToolCard): HTMLElement {
-  const node = el("div", "entry tool");
-  node.dataset.id = card.id;
-  const head = el("div", "head");
-  head.append(el("span", "name"), el("span", "summary"), el("span", "badge status"));
-  node.append(head, el("div", "permission"), el("div", "progress"), el("div", "children"));
-  patchTool(node, card);
-  return node;
-}
-
-function patchTool(node: HTMLElement, patch: Partial<ToolCard>): void {
-  const q = (selector: string): HTMLElement => node.querySelector(`:scope > ${selector}`) as HTMLElement;
-  if (patch.name !== undefined) {
-    q(".head").querySelector(".name")!.textContent = patch.name;
-  }
-  if (patch.summary !== undefined) {
-    const summary = q(".head").querySelector(".summary") as HTMLElement;
-    summary.textContent = patch.summary;
-    summary.title = patch.summary;
-  }
-  if (patch.status !== undefined) {
-    node.classList.remove("running", "waiting", "done", "error");
-    node.classList.add(patch.status);
-    node.dataset.status = patch.status;
-    const labels = { running: "running…", waiting: "needs you", done: "done", error: "error" };
-    q(".head").querySelector(".status")!.textContent = labels[patch.status];
-  }
-  if (patch.permission !== undefined) {
-    node.dataset.permission = patch.permission;
-    q(".permission").textContent = `Permission: ${decisionLabel(patch.permission)}`;
-  }
-  if (patch.progress !== undefined) {
-    q(".progress").textContent = patch.progress.join("\n");
-  }
-  if (patch.result !== undefined) {
-    let details = node.querySelector(":scope > details.result");
-    if (!details) {
-      details = el("details", "result");
-      details.append(el("summary", undefined, "Result"), el("pre"));
-      node.insertBefore(details, q(".children"));
-    }
-    details.querySelector("pre")!.textContent = patch.result;
-  }
 }
 
 function entryNode(entry: Entry): HTMLElement {
   switch (entry.type) {
-    case "user": {
-      const node = el("div", "entry user", entry.text);
-      node.dataset.id = entry.id;
-      return node;
-    }
+    case "user":
+      return userNode(entry);
     case "assistant": {
-      const node = el("div", "entry assistant");
+      const node = el("div", "entry assistant markdown");
       node.dataset.id = entry.id;
       texts.set(entry.id, entry.text);
-      node.innerHTML = renderMarkdown(entry.text); // safe: renderMarkdown escapes all input
+      renderAnswer(node, entry.text);
       return node;
     }
     case "thinking": {
@@ -112,28 +131,67 @@ function entryNode(entry: Entry): HTMLElement {
       return node;
     }
     case "tool":
-      return toolNode(entry.card);
+      return toolNode(entry.card, actions);
     case "notice": {
-      const node = el("div", `entry notice ${entry.level}`, entry.text);
+      const node = el("div", `entry notice ${entry.level}`);
       node.dataset.id = entry.id;
+      node.append(el("span", "text", entry.text), ...noticeActions(entry.actions));
       return node;
     }
+    case "checkpoint":
+      return checkpointNode(entry);
   }
+}
+
+/** The files a turn changed, with "Undo turn" (the extension previews what goes back and asks first). */
+function checkpointNode(entry: Extract<Entry, { type: "checkpoint" }>): HTMLElement {
+  const node = el("div", "entry checkpoint");
+  node.dataset.id = entry.id;
+  const files = entry.files.length === 1 ? entry.files[0] : `${entry.files.length} files (${entry.files.join(", ")})`;
+  node.append(el("span", "text", `This turn changed ${files}.`));
+  const undo = button("Undo turn…", "secondary small undo-turn", () => vscode.postMessage({ type: "undoTurn", id: entry.id }),
+    "Put every file this turn changed back as it was before it (shows what goes back first)");
+  node.append(undo);
+  markUndone(node, entry.undone);
+  return node;
+}
+
+function markUndone(node: HTMLElement, undone: boolean): void {
+  node.dataset.undone = String(undone);
+  const undo = node.querySelector<HTMLButtonElement>(".undo-turn");
+  if (undo && undone) {
+    undo.disabled = true;
+    undo.textContent = "Undone";
+  }
+}
+
+function renderAnswer(node: HTMLElement, text: string): void {
+  node.innerHTML = renderMarkdown(text); // safe: renderMarkdown escapes all input
+  highlightIn(node);
+  linkPathsIn(node);
 }
 
 function find(id: string): HTMLElement | null {
   return transcript.querySelector(`[data-id="${CSS.escape(id)}"]`);
 }
 
+function focusQuestion(node: HTMLElement): void {
+  const ask = node.querySelector<HTMLElement>(":scope > .ask");
+  if (ask && !(document.activeElement === prompt && prompt.value.trim())) {
+    ask.focus({ preventScroll: true }); // keys 1-4 answer it; never while the user is typing a prompt
+  }
+  ask?.scrollIntoView({ block: "nearest" });
+}
+
 function addEntry(entry: Entry): void {
-  const stick = atBottom();
   const node = entryNode(entry);
   const parentId = entry.type === "tool" ? entry.card.parentId : undefined;
   const parent = parentId ? find(parentId)?.querySelector(":scope > .children") : null;
   (parent ?? transcript).append(node);
-  if (stick) {
-    transcript.scrollTop = transcript.scrollHeight;
+  if (entry.type === "tool" && entry.card.prompt) {
+    focusQuestion(node);
   }
+  renderEmpty();
 }
 
 /** Empties a section, shown only when it gets `count` items; whether it has any to render. */
@@ -151,8 +209,7 @@ function renderTodos(todos: Todo[]): void {
   for (const todo of todos) {
     const mark = todo.status === "completed" ? "☑" : todo.status === "in_progress" ? "▶" : "☐";
     const text = todo.status === "in_progress" && todo.activeForm ? todo.activeForm : todo.content;
-    const item = el("li", `todo ${todo.status}`, `${mark} ${text}`);
-    list.append(item);
+    list.append(el("li", `todo ${todo.status}`, `${mark} ${text}`));
   }
   todosBox.append(el("strong", undefined, "Todos"), list);
 }
@@ -190,12 +247,53 @@ function renderInactive(items: InactiveItem[], trusted: boolean): void {
   }
   inactiveBox.append(el("div", "why", why), list);
   if (trusted) {
-    const button = el("button", undefined, "Review and approve project settings");
-    button.type = "button";
-    button.id = "approve-project";
-    button.addEventListener("click", () => vscode.postMessage({ type: "approveProject" }));
-    inactiveBox.append(button);
+    const approve = button("Review and approve project settings", "", () => vscode.postMessage({ type: "approveProject" }));
+    approve.id = "approve-project";
+    inactiveBox.append(approve);
   }
+}
+
+function renderBanner(banner: Banner | null): void {
+  bannerBox.hidden = banner === null;
+  bannerBox.replaceChildren();
+  if (banner) {
+    bannerBox.className = `banner ${banner.level}`;
+    bannerBox.append(el("div", "text", banner.text), ...noticeActions(banner.actions));
+  }
+}
+
+/** The empty chat: what handrail is, and the way in (a key, or the demo without one). */
+function renderEmpty(): void {
+  const empty = transcript.childElementCount === 0;
+  emptyBox.hidden = !empty;
+  if (!empty) {
+    return;
+  }
+  emptyBox.replaceChildren(
+    el("h2", undefined, "handrail"),
+    el("p", undefined, "An AI coding agent that works through your editor: it reads the files as you see them, asks before it edits a file or runs a command (showing exactly what), and edits through VS Code, so every change is visible and undoable."),
+  );
+  if (!setup.hasKey) {
+    const key = el("div", "setup-step");
+    key.append(
+      el("p", "strong", "To start, set your Anthropic API key. It stays in VS Code's secret storage."),
+      button("Set API Key", "", () => run("setApiKey")),
+      button("Try without a key", "secondary", () => run("tryDemo"), "A scripted demo on a sample project: nothing leaves your machine"),
+    );
+    emptyBox.append(key);
+  } else {
+    emptyBox.append(el("p", undefined, "Ask below. Type @ to attach a file or folder, drop files on the box, ↑ for earlier prompts."));
+    emptyBox.append(button("Try the demo", "secondary", () => run("tryDemo"), "A scripted demo on a sample project"));
+  }
+}
+
+function renderSetup(next: Setup): void {
+  setup = next;
+  workspace.roots = next.roots;
+  modelButton.textContent = next.model || "default model";
+  modelButton.title = `Model: ${next.model || "the server's default"} (click to choose)`;
+  document.body.dataset.server = next.server;
+  renderEmpty();
 }
 
 function renderStatus(status: Status): void {
@@ -203,7 +301,10 @@ function renderStatus(status: Status): void {
   send.disabled = status.running;
   document.body.dataset.running = String(status.running);
   document.body.dataset.mode = status.mode;
-  state.textContent = status.running ? `running · ${status.mode}` : status.mode;
+  modeButton.textContent = modeLabel(status.mode);
+  modeButton.title = `Permission mode: ${modeDescription(status.mode) || status.mode} (click to switch)`;
+  modeButton.classList.toggle("danger", status.mode === "bypassPermissions");
+  state.textContent = status.running ? "running…" : "";
 }
 
 /** Apply one op from the extension. */
@@ -211,12 +312,16 @@ function apply(op: ViewOp): void {
   switch (op.op) {
     case "reset":
       texts.clear();
+      forgetCards();
       transcript.replaceChildren();
       op.entries.forEach(addEntry);
       renderTodos(op.todos);
       renderBackground(op.background);
       renderStatus(op.status);
+      following = true;
       transcript.scrollTop = transcript.scrollHeight;
+      lastTop = transcript.scrollTop;
+      renderEmpty();
       return;
     case "entry":
       addEntry(op.entry);
@@ -224,13 +329,9 @@ function apply(op: ViewOp): void {
     case "appendText": {
       const node = find(op.id);
       if (node) {
-        const stick = atBottom();
         const text = (texts.get(op.id) ?? "") + op.text;
         texts.set(op.id, text);
-        node.innerHTML = renderMarkdown(text);
-        if (stick) {
-          transcript.scrollTop = transcript.scrollHeight;
-        }
+        renderAnswer(node, text);
       }
       return;
     }
@@ -244,7 +345,10 @@ function apply(op: ViewOp): void {
     case "patchTool": {
       const node = find(op.id);
       if (node) {
-        patchTool(node, op.patch);
+        patchTool(node, op.patch, actions);
+        if (op.patch.prompt) {
+          focusQuestion(node);
+        }
       }
       return;
     }
@@ -271,14 +375,31 @@ function apply(op: ViewOp): void {
     case "focusPrompt":
       prompt.focus();
       return;
-  }
-}
-
-function submit(): void {
-  const text = prompt.value;
-  if (text.trim() && !send.disabled) {
-    vscode.postMessage({ type: "ask", prompt: text });
-    prompt.value = "";
+    case "banner":
+      renderBanner(op.banner);
+      return;
+    case "setup":
+      renderSetup(op.setup);
+      return;
+    case "attachments":
+      composer.showAttachments(op.items);
+      return;
+    case "completions":
+      composer.showCompletions(op.query, op.items);
+      return;
+    case "insertMentions":
+      composer.insertMentions(op.mentions);
+      return;
+    case "setPrompt":
+      composer.set(op.text);
+      return;
+    case "checkpointUndone": {
+      const node = find(op.id);
+      if (node) {
+        markUndone(node, true);
+      }
+      return;
+    }
   }
 }
 
@@ -288,13 +409,7 @@ window.addEventListener("message", (event: MessageEvent<ViewOp | ViewOp[]>) => {
 });
 $<HTMLFormElement>("prompt-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  submit();
-});
-prompt.addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-    e.preventDefault();
-    submit();
-  }
+  composer.submit();
 });
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && !stop.disabled) {
@@ -303,7 +418,27 @@ document.addEventListener("keydown", (e) => {
     vscode.postMessage({ type: "newSession" });
   }
 });
+transcript.addEventListener("click", (e) => {
+  const target = e.target as HTMLElement;
+  const link = target.closest<HTMLAnchorElement>("a.path");
+  if (link) {
+    e.preventDefault();
+    vscode.postMessage({ type: "openFile", path: link.dataset.path, ...(link.dataset.line ? { line: Number(link.dataset.line) } : {}) });
+    return;
+  }
+  const copy = target.closest<HTMLButtonElement>("button.copy-code");
+  if (copy) {
+    vscode.postMessage({ type: "copy", text: copy.closest(".code")?.querySelector("pre")?.textContent ?? "" });
+    copy.textContent = "Copied";
+    setTimeout(() => (copy.textContent = "Copy"), 1500);
+  }
+});
 stop.addEventListener("click", () => vscode.postMessage({ type: "stop" }));
+modeButton.addEventListener("click", () => run("pickMode"));
+modelButton.addEventListener("click", () => run("pickModel"));
+$<HTMLButtonElement>("add-selection").addEventListener("click", () => run("addSelection"));
+$<HTMLButtonElement>("add-file").addEventListener("click", () => run("addActiveFile"));
 $<HTMLButtonElement>("new-session").addEventListener("click", () => vscode.postMessage({ type: "newSession" }));
 sessions.addEventListener("change", () => vscode.postMessage({ type: "switchSession", id: sessions.value }));
+renderEmpty();
 vscode.postMessage({ type: "ready" });

@@ -22,6 +22,8 @@ const skip = !CODE_SERVER ? "CODE_SERVER is not set (run scripts/e2e.sh)" : fals
 const LONG = 90_000;
 
 const ORIGINAL = "def greet(name):\n    return 'hello ' + name\n";
+/** A command whose dangerous part comes last, after a harmless-looking start: the card must show all of it. */
+const LONG_COMMAND = "printf 'a line for the new file, written by the agent as its first step\\n' > made.txt && grep -c line made.txt && echo 'echo the end of a long command piped to a shell' | sh";
 
 let home: string;
 let browser: Browser;
@@ -70,6 +72,7 @@ async function openChat(page: Page): Promise<Frame> {
   const item = page.locator('.activitybar [aria-label^="handrail"]').first();
   await item.waitFor({ timeout: LONG });
   await item.click();
+  await page.mouse.move(700, 600); // no hover tooltip over the chat in the screenshots
   return chatFrame(page);
 }
 
@@ -118,7 +121,7 @@ before(async () => {
     [{ text: "Let me read it." }, { tool: "Read", input: { file_path: path.join(ws, "app.py") } }],
     [{ tool: "Edit", input: { file_path: path.join(ws, "app.py"), old_string: "'hello '", new_string: "'hi '" } }],
     [{ text: "Changed the **greeting** to hi." }],
-    [{ tool: "Bash", input: { command: "touch made.txt", description: "make a file" } }],
+    [{ tool: "Bash", input: { command: LONG_COMMAND, description: "make a file" } }],
     [{ text: "Made it." }],
   ]);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
@@ -132,7 +135,7 @@ after(async () => {
   }
 });
 
-test("ask from the chat view, answer the permission quick pick next to the diff, see the edit land", { skip, timeout: 300_000 }, async () => {
+test("ask, answer the inline cards (diff, the whole long command), undo the turn, find the session after a reload", { skip, timeout: 400_000 }, async () => {
   userSettings({});
   const ws = path.join(home, "ws");
   const server = await startCodeServer({ binary: CODE_SERVER, home, folder: ws, trust: true, env: serverEnv(), log: path.join(REPORT, "code-server-trusted.log") });
@@ -144,32 +147,39 @@ test("ask from the chat view, answer the permission quick pick next to the diff,
     await file.click();
     await page.waitForSelector('.tab[aria-label^="app.py"]', { timeout: LONG });
 
-    const chat = await openChat(page);
+    let chat = await openChat(page);
     await chat.fill("#prompt", "Say hi instead of hello");
     await chat.press("#prompt", "Enter");
 
-    const quickPick = page.locator(".quick-input-widget");
-    await quickPick.locator(".quick-input-title", { hasText: "handrail wants to run Edit" }).waitFor({ timeout: LONG });
-    await page.locator(".monaco-diff-editor").first().waitFor({ timeout: LONG });
-    await page.waitForSelector('.tab[aria-label*="proposed by handrail"]', { timeout: LONG });
-    const items = await quickPick.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    assert.ok(items.some((t) => t.includes("Always allow")), items.join(" | "));
-    assert.ok(items.some((t) => t.includes("Deny and tell the agent why")));
-    const editCard = chat.locator(".tool", { hasText: "Edit" });
-    await editCard.locator(".permission", { hasText: "waiting for your answer" }).waitFor({ timeout: LONG });
-    await shot(page, "1-permission-quick-pick-and-diff");
+    // the question is a card in the chat: the file, the diff with its counts, why, the answers
+    const editCard = chat.locator('.tool[data-status="waiting"]', { hasText: "Edit" });
+    const ask = editCard.locator(".ask");
+    await ask.waitFor({ timeout: LONG });
+    assert.match(await ask.locator(".question").innerText(), /^Edit app\.py\?/);
+    assert.match(await ask.locator(".stat").innerText(), /\+1\s*−1/);
+    const diffText = await ask.locator(".diff-lines").innerText();
+    assert.match(diffText, /return 'hello ' \+ name/);
+    assert.match(diffText, /return 'hi ' \+ name/);
+    assert.equal(await page.locator(".quick-input-widget:visible").count(), 0, "no quick pick by default");
+    await shot(page, "1-inline-edit-card");
+    // another quick input (Ctrl+P) does not answer it
+    await page.locator(".editor-instance .view-lines").first().click(); // focus the editor, outside the chat
+    await page.keyboard.press("Control+P");
+    await page.locator(".quick-input-widget").waitFor({ state: "visible", timeout: LONG });
+    await page.keyboard.press("Escape");
+    assert.equal(await editCard.count(), 1, "still asking after Ctrl+P and Escape");
 
-    const active = await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText();
-    assert.match(active, /Allow once/);
-    await page.keyboard.press("Enter");
-
+    await ask.locator("button.allow").click();
     await chat.locator(".entry.assistant", { hasText: "Changed the greeting to hi." }).waitFor({ timeout: LONG });
-    await editCard.locator(".permission", { hasText: "allowed once" }).waitFor();
-    assert.equal(await editCard.getAttribute("data-status"), "done");
+    const done = chat.locator(".tool", { hasText: "Edit" });
+    await done.locator(".permission", { hasText: "allowed once" }).waitFor();
+    assert.equal(await done.getAttribute("data-status"), "done");
     await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
       .some((n) => (n as HTMLElement).innerText.replace(/\u00a0/g, " ").includes("return 'hi ' + name")), undefined, { timeout: LONG });
-    assert.equal(await page.locator('.tab[aria-label*="proposed by handrail"]').count(), 0, "the diff closes after the answer");
-    await shot(page, "2-edit-landed");
+    const checkpoint = chat.locator(".entry.checkpoint");
+    await checkpoint.waitFor({ timeout: LONG });
+    assert.match(await checkpoint.innerText(), /This turn changed app\.py/);
+    await shot(page, "2-edit-landed-with-checkpoint");
     const deadline = Date.now() + LONG;
     while (!fs.readFileSync(path.join(ws, "app.py"), "utf8").includes("'hi '") && Date.now() < deadline) {
       await page.waitForTimeout(200); // saved through handrail/saveDocument (the buffer had no user changes)
@@ -178,23 +188,72 @@ test("ask from the chat view, answer the permission quick pick next to the diff,
     const status = await page.locator(".statusbar-item", { hasText: "handrail:" }).first().innerText();
     assert.match(status, /handrail: Default/);
 
-    // "Always allow" asks where to keep the rule; "This workspace only" saves it to the local settings
+    // a long command is shown whole, the model's description after it; "Always allow" asks where
     await chat.fill("#prompt", "Make a file");
     await chat.press("#prompt", "Enter");
-    await quickPick.locator(".quick-input-title", { hasText: "handrail wants to run Bash" }).waitFor({ timeout: LONG });
-    await page.keyboard.press("ArrowDown");
-    assert.match(await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText(), /Always allow Bash/);
-    await page.keyboard.press("Enter");
-    await quickPick.locator(".quick-input-title", { hasText: "remember it where?" }).waitFor({ timeout: LONG });
-    await page.keyboard.press("ArrowDown");
-    assert.match(await quickPick.locator(".quick-input-list .monaco-list-row.focused").innerText(), /This workspace only/);
-    await shot(page, "4-always-allow-where");
-    await page.keyboard.press("Enter");
+    const bashAsk = chat.locator('.tool[data-status="waiting"] .ask');
+    await bashAsk.waitFor({ timeout: LONG });
+    assert.equal(await bashAsk.locator("pre.command").innerText(), `$ ${LONG_COMMAND}`);
+    assert.match(await bashAsk.locator(".description").innerText(), /make a file/);
+    await shot(page, "3-inline-long-command");
+    await bashAsk.locator("button.always").click();
+    await bashAsk.locator("button.destination", { hasText: "This workspace" }).click();
     await chat.locator(".entry.assistant", { hasText: "Made it." }).waitFor({ timeout: LONG });
     await chat.locator(".tool", { hasText: "make a file" }).locator(".permission", { hasText: "always allowed" }).waitFor();
     assert.ok(fs.existsSync(path.join(ws, "made.txt")));
     assert.match(fs.readFileSync(path.join(ws, ".handrail", "settings.local.json"), "utf8"), /Bash\(/);
+
+    // undo the first turn: a preview names the file, then app.py is back as before the turn
+    await checkpoint.locator("button.undo-turn").click();
+    const dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: LONG });
+    assert.match(await dialog.innerText(), /app\.py: \+1 −1/);
+    await shot(page, "4-undo-turn-preview");
+    await dialog.locator(".monaco-button", { hasText: "Undo Turn" }).click();
+    await checkpoint.locator("button.undo-turn", { hasText: "Undone" }).waitFor({ timeout: LONG });
+    const undoDeadline = Date.now() + LONG;
+    while (fs.readFileSync(path.join(ws, "app.py"), "utf8") !== ORIGINAL && Date.now() < undoDeadline) {
+      await page.waitForTimeout(200);
+    }
+    assert.equal(fs.readFileSync(path.join(ws, "app.py"), "utf8"), ORIGINAL);
+    await shot(page, "5-turn-undone");
+
+    // after a reload the session is listed with its date; opening it draws it from its transcript
+    await page.reload();
+    await page.waitForSelector(".monaco-workbench", { timeout: LONG });
+    chat = await openChat(page);
+    const option = chat.locator("#sessions option", { hasText: "Say hi instead of hello ·" });
+    await option.waitFor({ state: "attached", timeout: LONG });
+    await chat.selectOption("#sessions", (await option.getAttribute("value")) ?? "");
+    await chat.locator(".entry.user", { hasText: "Make a file" }).waitFor({ timeout: LONG });
+    await chat.locator(".entry.assistant", { hasText: "Changed the greeting to hi." }).waitFor({ timeout: LONG });
+    await shot(page, "6-session-after-reload");
   }, () => shot(page, "failed-trusted"), async () => {
+    await page.close();
+    await server.stop();
+  });
+});
+
+test("first run without a key: the empty chat leads to Set API Key, and the demo runs without one", { skip, timeout: 300_000 }, async () => {
+  userSettings({});
+  const fresh = path.join(home, "fresh");
+  fs.mkdirSync(fresh, { recursive: true });
+  fs.writeFileSync(path.join(fresh, "README.md"), "a new project\n");
+  const env = serverEnv();
+  delete (env as Partial<Record<string, string>>).ANTHROPIC_API_KEY;
+  const server = await startCodeServer({ binary: CODE_SERVER, home, folder: fresh, trust: true, env, log: path.join(REPORT, "code-server-first-run.log") });
+  const page = await openWorkbench(server, fresh);
+  await guarded(async () => {
+    const chat = await openChat(page);
+    const empty = chat.locator("#empty");
+    await empty.locator("button", { hasText: "Set API Key" }).waitFor({ timeout: LONG });
+    assert.match(await empty.innerText(), /An AI coding agent/);
+    await shot(page, "7-first-run-no-key");
+    await empty.locator("button", { hasText: "Try without a key" }).click();
+    await chat.locator(".entry.notice", { hasText: "Scripted demo" }).waitFor({ timeout: LONG });
+    await chat.locator('.tool[data-status="waiting"] .ask').waitFor({ timeout: LONG });
+    await shot(page, "8-demo-asks");
+  }, () => shot(page, "failed-first-run"), async () => {
     await page.close();
     await server.stop();
   });

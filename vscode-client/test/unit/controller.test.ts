@@ -2,14 +2,22 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChatController, asWebviewMessage, type ChatHost } from "../../src/logic/chatController";
 import type { Status, ViewOp } from "../../src/logic/chatModel";
-import type { AskResult, TurnError } from "../../src/logic/protocol";
-import { recordedStream } from "./fixtures";
+import type { AskResult, PermissionParams, PermissionResult } from "../../src/logic/protocol";
+import { CancellationTokenSource } from "vscode-jsonrpc";
+import type { Checkpoint } from "../../src/logic/checkpoints";
+import { EDIT_PROMPT, recordedStream } from "./fixtures";
 
 class Host implements ChatHost {
   posts: ViewOp[] = [];
   statuses: Status[] = [];
   asks: { prompt: string; sessionId: string }[] = [];
   cancels: string[] = [];
+  modes: { mode: string; sessionId?: string }[] = [];
+  /** The calls in the order the server saw them. */
+  calls: string[] = [];
+  files = new Map<string, string>();
+  opened: PermissionParams[] = [];
+  questions: number[] = [];
   approvals = 0;
   running = true;
   private ids = 0;
@@ -18,16 +26,42 @@ class Host implements ChatHost {
     return Promise.resolve(this.running ? {
       ask: (prompt: string, sessionId: string): Promise<AskResult> => {
         this.asks.push({ prompt, sessionId });
+        this.calls.push(`ask ${sessionId}`);
         return Promise.resolve({ sessionId, stopReason: "end_turn", text: "" });
       },
       cancel: (sessionId: string) => { this.cancels.push(sessionId); return Promise.resolve({}); },
+      setMode: async (mode: string, sessionId?: string) => {
+        await new Promise((resolve) => setImmediate(resolve)); // the server answers later than at once
+        this.modes.push({ mode, sessionId });
+        this.calls.push(`setMode ${mode} ${sessionId ?? ""}`);
+        return {};
+      },
     } : null);
   }
   newSessionId() { this.ids += 1; return `session-${this.ids}`; }
   approveProject() { this.approvals += 1; return Promise.resolve(); }
   statusChanged(status: Status) { this.statuses.push(status); }
-  failures: TurnError[] = [];
-  turnFailed(error: TurnError) { this.failures.push(error); }
+  readText(path: string) { return this.files.get(path) ?? null; }
+  openDiff(params: PermissionParams) { this.opened.push(params); return Promise.resolve(); }
+  resolveMention(path: string) {
+    return Promise.resolve(path === "src/app.py" ? { id: path, kind: "file" as const, path, absolute: `/w/${path}`, label: path } : null);
+  }
+  questionsChanged(open: number) { this.questions.push(open); }
+  undone: Checkpoint[] = [];
+  confirmUndo = true;
+  undoFiles(checkpoint: Checkpoint) {
+    this.undone.push(checkpoint);
+    if (this.confirmUndo) {
+      for (const file of checkpoint.files) {
+        if (file.before === null) {
+          this.files.delete(file.path);
+        } else {
+          this.files.set(file.path, file.before);
+        }
+      }
+    }
+    return Promise.resolve(this.confirmUndo);
+  }
 }
 
 test("the view's messages drive asks in the current session, stop and approval", async () => {
@@ -51,8 +85,8 @@ test("events of a session not shown are kept, and drawn when switched to", () =>
   assert.ok(!host.posts.some((o) => o.op === "entry"), "recorded-session is not the one shown");
   host.posts = [];
   chat.switchTo("recorded-session");
-  assert.deepEqual(host.posts.map((o) => o.op), ["sessions", "reset", "inactive"]);
-  const sessions = host.posts[0];
+  assert.deepEqual(host.posts.map((o) => o.op), ["setup", "sessions", "reset", "inactive", "banner", "attachments"]);
+  const sessions = host.posts[1];
   assert.ok(sessions.op === "sessions" && sessions.sessions.length === 2 && sessions.current === "recorded-session");
   host.posts = [];
   chat.handleEvent({ sessionId: "recorded-session", kind: "text", text: "!" });
@@ -140,13 +174,218 @@ test("webview messages are validated", () => {
   assert.equal(asWebviewMessage("ready"), null);
 });
 
-test("a failed turn reaches the host, which can offer its fix (the key, the model setting)", () => {
+test("webview messages are validated: answers carry no rules, commands are the known ones", () => {
+  assert.deepEqual(asWebviewMessage({ type: "permission", toolUseId: "t", answer: { decision: "allowAlways", destination: "userSettings", rules: ["Bash(*)"] } }),
+    { type: "permission", toolUseId: "t", answer: { decision: "allowAlways", destination: "userSettings" } });
+  assert.deepEqual(asWebviewMessage({ type: "permission", toolUseId: "t", answer: { decision: "allowAlways", destination: "/etc" } }),
+    { type: "permission", toolUseId: "t", answer: { decision: "allowAlways" } });
+  assert.equal(asWebviewMessage({ type: "permission", toolUseId: "t", answer: { decision: "yes" } }), null);
+  assert.deepEqual(asWebviewMessage({ type: "command", command: "setApiKey" }), { type: "command", command: "setApiKey" });
+  assert.equal(asWebviewMessage({ type: "command", command: "workbench.action.terminal.sendSequence" }), null);
+  assert.deepEqual(asWebviewMessage({ type: "openFile", path: "src/a.py", line: -3 }), { type: "openFile", path: "src/a.py" });
+});
+
+function never() {
+  return new CancellationTokenSource().token;
+}
+
+test("a permission question stays open in its card until answered there; the answer uses the request's own rules", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  const params = { ...EDIT_PROMPT, sessionId: chat.current.sessionId };
+  chat.handleEvent({ sessionId: params.sessionId, kind: "toolStart", toolUseId: params.toolUseId, name: "Edit", summary: params.summary });
+  host.posts = [];
+  let settled: PermissionResult | null = null;
+  const answer = chat.askPermission(params, never()).then((r) => (settled = r));
+  const opened = host.posts.find((o) => o.op === "patchTool");
+  assert.ok(opened?.op === "patchTool" && opened.patch.prompt?.question === "Edit /home/dev/project/app.py?");
+  assert.deepEqual([opened.patch.prompt.diff?.added, opened.patch.prompt.diff?.removed], [1, 1]);
+  assert.deepEqual(chat.openQuestions().map((p) => p.toolUseId), [params.toolUseId]);
+  assert.deepEqual(host.questions, [1]);
+
+  // other things happen (other quick inputs, other events): the question does not go away by itself
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(settled, null);
+  await chat.handleMessage({ type: "openDiff", toolUseId: params.toolUseId });
+  assert.deepEqual(host.opened.map((p) => p.toolUseId), [params.toolUseId]);
+
+  await chat.handleMessage({ type: "permission", toolUseId: params.toolUseId, answer: { decision: "allowAlways", destination: "localSettings", rules: ["Bash(*)"] } });
+  assert.deepEqual(await answer, { decision: "allowAlways", rules: ["Edit(/home/dev/project/**)"], rule: "Edit(/home/dev/project/**)", destination: "localSettings" });
+  assert.equal(chat.answer(params.toolUseId, { decision: "deny" }), false, "answered once");
+  assert.deepEqual(chat.openQuestions(), []);
+  assert.deepEqual(host.questions, [1, 0]);
+  const closed = host.posts.filter((o) => o.op === "patchTool").pop();
+  assert.ok(closed?.op === "patchTool" && closed.patch.prompt === null);
+});
+
+test("a question the server withdraws closes; another answered from a quick pick or command closes too", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  const source = new CancellationTokenSource();
+  const withdrawn = chat.askPermission({ ...EDIT_PROMPT, sessionId: chat.current.sessionId }, source.token);
+  source.cancel();
+  assert.deepEqual(await withdrawn, { decision: "deny" });
+  const other = chat.askPermission({ ...EDIT_PROMPT, toolUseId: "toolu_2", sessionId: chat.current.sessionId }, never());
+  assert.equal(chat.answer("toolu_2", { decision: "deny", feedback: "not now" }), true);
+  assert.deepEqual(await other, { decision: "deny", feedback: "not now" });
+});
+
+test("New session keeps the permission mode, and the server is told before the session's first prompt", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.setMode("acceptEdits");
+  const next = chat.newSession();
+  assert.equal(next.status.mode, "acceptEdits", "shown");
+  await chat.ask("write the file");
+  assert.deepEqual(host.calls, [`setMode acceptEdits ${next.sessionId}`, `ask ${next.sessionId}`], "in force before the ask");
+});
+
+test("the mode shown follows the server's report for the session", () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.setPermissions({ mode: "plan", inactive: [] }, true);
+  assert.equal(chat.current.status.mode, "plan");
+  assert.equal(host.statuses.at(-1)?.mode, "plan");
+});
+
+test("an edit's card gets the diff of its file, from snapshots before and after the call", () => {
   const host = new Host();
   const chat = new ChatController(host);
   const id = chat.current.sessionId;
-  chat.handleEvent({ sessionId: id, kind: "turnStart", prompt: "hi" });
-  const error = { kind: "apiKey", message: "The model API refused the API key (401 authentication_error: invalid x-api-key)." };
-  chat.handleEvent({ sessionId: id, kind: "turnEnd", stopReason: "error", text: error.message, error });
-  chat.handleEvent({ sessionId: id, kind: "turnEnd", stopReason: "end_turn", text: "fine" });
-  assert.deepEqual(host.failures, [error]);
+  host.files.set("/w/app.py", "def greet(name):\n    return 'hello ' + name\n");
+  chat.handleEvent({ sessionId: id, kind: "toolStart", toolUseId: "e1", name: "Edit", summary: "Edit /w/app.py" });
+  host.files.set("/w/app.py", "def greet(name):\n    return 'hi ' + name\n");
+  chat.handleEvent({ sessionId: id, kind: "toolResult", toolUseId: "e1", isError: false, preview: "The file /w/app.py has been updated." });
+  const card = chat.current.tool("e1");
+  assert.deepEqual(card?.diff?.lines.filter((l) => l.kind !== "context"), [
+    { kind: "remove", text: "    return 'hello ' + name" }, { kind: "add", text: "    return 'hi ' + name" }]);
+  assert.equal(card?.result, null, "the diff replaces the text written for the model");
+});
+
+test("attachments and @ mentions are spelled out in the prompt: the selection quoted, files by path", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.attach({ kind: "selection", label: "app.py:2-3", selection: { path: "app.py", languageId: "python", startLine: 2, endLine: 3, text: "a = 1\nb = 2" } });
+  assert.deepEqual(host.posts.pop(), { op: "attachments", items: [{ id: "att-1", label: "app.py:2-3", kind: "selection" }] });
+  await chat.ask("explain @src/app.py and @nowhere.py");
+  assert.equal(host.asks[0].prompt, "explain @src/app.py and @nowhere.py\n\nSelected in app.py (lines 2-3):\n```python\na = 1\nb = 2\n```\n\n"
+    + "Attached by the user (read them as needed):\n- src/app.py (file: /w/src/app.py)");
+  assert.deepEqual(host.posts.find((o) => o.op === "attachments"), { op: "attachments", items: [] }, "sent once");
+});
+
+/** One turn that edits app.py twice and creates notes.md (and a denied edit of other.py), as the server streams it. */
+function editingTurn(chat: ChatController, host: Host, prompt: string): void {
+  const id = chat.current.sessionId;
+  chat.handleEvent({ sessionId: id, kind: "turnStart", prompt });
+  chat.handleEvent({ sessionId: id, kind: "toolStart", toolUseId: "e1", name: "Edit", summary: "Edit /w/app.py" });
+  host.files.set("/w/app.py", "a = 2\n");
+  chat.handleEvent({ sessionId: id, kind: "toolResult", toolUseId: "e1", isError: false, preview: "ok" });
+  chat.handleEvent({ sessionId: id, kind: "toolStart", toolUseId: "e2", name: "Edit", summary: "Edit /w/app.py" });
+  host.files.set("/w/app.py", "a = 3\n");
+  chat.handleEvent({ sessionId: id, kind: "toolResult", toolUseId: "e2", isError: false, preview: "ok" });
+  chat.handleEvent({ sessionId: id, kind: "toolStart", toolUseId: "w1", name: "Write", summary: "Write /w/notes.md" });
+  host.files.set("/w/notes.md", "new\n");
+  chat.handleEvent({ sessionId: id, kind: "toolResult", toolUseId: "w1", isError: false, preview: "ok" });
+  chat.handleEvent({ sessionId: id, kind: "toolStart", toolUseId: "e3", name: "Edit", summary: "Edit /w/other.py" });
+  chat.handleEvent({ sessionId: id, kind: "toolResult", toolUseId: "e3", isError: true, preview: "The user denied this tool call." });
+  chat.handleEvent({ sessionId: id, kind: "turnEnd", stopReason: "end_turn", text: "done" });
+}
+
+test("checkpoints: a turn's changed files can be undone together, back to their state before the turn", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  chat.updateSetup({ roots: ["/w"] });
+  host.files.set("/w/app.py", "a = 1\n");
+  host.files.set("/w/other.py", "untouched\n");
+  editingTurn(chat, host, "bump a and take notes");
+  const entry = chat.current.entries.find((e) => e.type === "checkpoint");
+  assert.deepEqual(entry, { type: "checkpoint", id: "cp-1", files: ["app.py", "notes.md"], undone: false }, "only files that really changed");
+
+  await chat.handleMessage({ type: "undoTurn", id: "cp-1" });
+  assert.deepEqual(host.undone[0].files.map((f) => [f.path, f.before]), [["/w/app.py", "a = 1\n"], ["/w/notes.md", null]], "the state before the turn's first edit");
+  assert.equal(host.undone[0].prompt, "bump a and take notes");
+  assert.deepEqual([host.files.get("/w/app.py"), host.files.has("/w/notes.md")], ["a = 1\n", false]);
+  assert.ok(host.posts.some((o) => o.op === "checkpointUndone" && o.id === "cp-1"));
+  assert.equal(chat.current.entries.find((e) => e.type === "checkpoint")?.type === "checkpoint" && (chat.current.entries.find((e) => e.type === "checkpoint") as { undone: boolean }).undone, true);
+
+  await chat.ask("and now?");
+  assert.match(host.asks[0].prompt, /^and now\?\n\n\(Note: the user undid the file changes of an earlier turn, "bump a and take notes": app.py, notes.md are back/, "the model is told");
+  await chat.handleMessage({ type: "undoTurn", id: "cp-1" });
+  assert.equal(host.undone.length, 1, "an undone turn cannot be undone twice");
+});
+
+test("checkpoints: declining the preview changes nothing; no checkpoint when nothing changed; not while running", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  host.files.set("/w/app.py", "a = 1\n");
+  editingTurn(chat, host, "first");
+  host.confirmUndo = false;
+  await chat.handleMessage({ type: "undoTurn", id: "cp-1" });
+  assert.equal(host.files.get("/w/app.py"), "a = 3\n");
+  assert.ok(!host.posts.some((o) => o.op === "checkpointUndone"));
+
+  const id = chat.current.sessionId;
+  chat.handleEvent({ sessionId: id, kind: "turnStart", prompt: "only denied" });
+  chat.handleEvent({ sessionId: id, kind: "toolStart", toolUseId: "e9", name: "Edit", summary: "Edit /w/app.py" });
+  chat.handleEvent({ sessionId: id, kind: "toolResult", toolUseId: "e9", isError: true, preview: "The user denied this tool call." });
+  assert.equal(chat.current.status.running, true);
+  host.confirmUndo = true;
+  await chat.handleMessage({ type: "undoTurn", id: "cp-1" });
+  assert.equal(host.undone.length, 1, "not while a turn runs");
+  chat.handleEvent({ sessionId: id, kind: "turnEnd", stopReason: "end_turn", text: "" });
+  assert.equal(chat.current.entries.filter((e) => e.type === "checkpoint").length, 1, "the denied turn changed nothing");
+});
+
+const line = (role: string, content: unknown): string => JSON.stringify({ type: "message", message: { role, content } });
+
+test("past sessions: listed with title and date, drawn from the transcript when opened, resumed under their id", async () => {
+  const host = new Host();
+  const transcripts = new Map<string, string>([
+    ["old-1", [
+      JSON.stringify({ type: "reset" }),
+      line("user", "Fix the greeting"),
+      line("assistant", [{ type: "text", text: "Reading it." }, { type: "tool_use", id: "t1", name: "Read", input: { file_path: "/w/app.py" } }]),
+      line("user", [{ type: "tool_result", tool_use_id: "t1", content: "1\tdef greet(): ..." }]),
+      line("assistant", [{ type: "text", text: "Done: it says **hi**." }]),
+      "{torn",
+    ].join("\n")],
+    ["old-2", [line("user", "Run the slow tests"), line("assistant", [{ type: "tool_use", id: "b1", name: "Bash", input: { command: "pytest -q" } }])].join("\n")],
+  ]);
+  const changed: { id: string; running: boolean }[] = [];
+  Object.assign(host, {
+    readTranscript: (id: string) => transcripts.get(id) ?? null,
+    sessionChanged: (s: { id: string; running: boolean }) => changed.push({ id: s.id, running: s.running }),
+  });
+  const chat = new ChatController(host);
+  const when = new Date(2026, 11, 2, 9, 5).getTime();
+  chat.addPastSessions([
+    { id: "old-2", title: "Run the slow tests", updated: when, running: true },
+    { id: "old-1", title: "Fix the greeting", updated: when - 60_000, running: false },
+    { id: "gone", title: "Deleted since", updated: when - 120_000, running: false },
+  ]);
+  const list = host.posts.filter((o) => o.op === "sessions").pop();
+  assert.deepEqual(list?.op === "sessions" && list.sessions.map((s) => s.title), [
+    "New session", "Run the slow tests · Dec 2, 09:05 · interrupted", "Fix the greeting · Dec 2, 09:04", "Deleted since · Dec 2, 09:03"]);
+
+  await chat.handleMessage({ type: "switchSession", id: "old-1" });
+  assert.equal(chat.current.sessionId, "old-1");
+  const reset = host.posts.filter((o) => o.op === "reset").pop();
+  assert.ok(reset?.op === "reset");
+  assert.deepEqual(reset.entries.map((e) => (e.type === "tool" ? `tool:${e.card.summary}:${e.card.status}` : `${e.type}:${"text" in e ? e.text : ""}`)), [
+    "user:Fix the greeting", "assistant:Reading it.", "tool:Read /w/app.py:done", "assistant:Done: it says **hi**."]);
+  await chat.ask("and the farewell?");
+  assert.deepEqual(host.asks.at(-1), { prompt: "and the farewell?", sessionId: "old-1" }, "the server resumes it by its id");
+
+  await chat.handleMessage({ type: "switchSession", id: "old-2" });
+  const interrupted = chat.current.entries.at(-1);
+  assert.ok(interrupted?.type === "notice" && interrupted.level === "warning" && interrupted.text.startsWith("Interrupted"));
+
+  await chat.handleMessage({ type: "switchSession", id: "gone" });
+  assert.equal(chat.current.sessionId, "old-2", "a session without a transcript is not opened");
+  const after = host.posts.filter((o) => o.op === "sessions").pop();
+  assert.ok(after?.op === "sessions" && !after.sessions.some((s) => s.id === "gone"));
+
+  chat.handleEvent({ sessionId: "old-2", kind: "turnStart", prompt: "again" });
+  chat.handleEvent({ sessionId: "old-2", kind: "turnEnd", stopReason: "end_turn", text: "ok" });
+  assert.deepEqual(changed.slice(-2), [{ id: "old-2", running: true }, { id: "old-2", running: false }], "remembered, and whether a turn runs");
 });

@@ -12,7 +12,8 @@ test("HTML in the input is escaped, never rendered", () => {
 
 test("code fences keep their content verbatim (escaped)", () => {
   const html = renderMarkdown("```ts\nconst a = 1 < 2 && **b**;\n```");
-  assert.equal(html, '<pre data-lang="ts"><code>const a = 1 &lt; 2 &amp;&amp; **b**;</code></pre>');
+  assert.equal(html, '<div class="code"><div class="code-head"><span class="lang">ts</span><button type="button" class="copy-code" title="Copy">Copy</button></div>'
+    + '<pre data-lang="ts"><code>const a = 1 &lt; 2 &amp;&amp; **b**;</code></pre></div>');
 });
 
 test("inline formatting, lists, headings and links", () => {

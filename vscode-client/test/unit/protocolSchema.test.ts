@@ -29,7 +29,7 @@ const SCHEMA = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "..", "
  * client adds one, so the list only shrinks. */
 const NOT_YET_IN_CLIENT = {
   commands: ["handrail.approveMcpServer"],
-  modes: ["dontAsk"],
+  modes: [] as string[],
   methods: ["handrail/shareDocument"], // VS Code syncs every open document, so it has nothing to share on request
   capabilities: ["shareDocument"],
 };

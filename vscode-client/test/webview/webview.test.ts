@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { CancellationToken } from "vscode-jsonrpc";
 import { ChatController } from "../../src/logic/chatController";
 import type { ViewOp } from "../../src/logic/chatModel";
 import type { ChatEvent } from "../../src/logic/protocol";
@@ -20,7 +21,8 @@ const skip = fs.existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-
 // Stands in for VS Code: records what the webview posts and sets a dark theme's variables.
 const PRELUDE = `
 window.__posted = [];
-window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m) });
+window.__state = undefined;
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), getState: () => window.__state, setState: (s) => { window.__state = s; } });
 const vars = { "--vscode-foreground": "#cccccc", "--vscode-sideBar-background": "#181818", "--vscode-font-family": "sans-serif",
   "--vscode-font-size": "13px", "--vscode-button-background": "#0e639c", "--vscode-button-foreground": "#ffffff",
   "--vscode-input-background": "#313131", "--vscode-input-foreground": "#cccccc", "--vscode-errorForeground": "#f85149",
@@ -46,8 +48,8 @@ function ops(): ViewOp[] {
   for (const event of recordedStream()) {
     controller.handleEvent(event);
   }
-  controller.promptOpened({ sessionId: "recorded-session", toolUseId: "toolu_write1", tool: "Write", input: {}, summary: "Write README.md", reason: "Write changes files", diff: null, suggestions: [] });
-  controller.setPermissions({ mode: "default", inactive: [
+  void controller.askPermission({ sessionId: "recorded-session", toolUseId: "toolu_write1", tool: "Write", input: {}, summary: "Write README.md", reason: "Write changes files", diff: null, suggestions: [] }, CancellationToken.None);
+  controller.setPermissions({ mode: "plan", inactive: [
     { rule: "Bash(npm test:*)", behavior: "allow", source: "project", reason: "the workspace is not trusted" },
     { setting: "hooks", source: "project", reason: "the workspace is not trusted" },
   ] }, false);
@@ -99,13 +101,26 @@ test("tool cards: names, states, permission decisions, sub-agent nesting", { ski
   assert.deepEqual(cards.map((c) => c.name), ["Read", "Edit", "Task", "Grep", "Bash", "Write"]);
   assert.equal(byName.Edit.status, "done");
   assert.equal(byName.Edit.permission, "Permission: allowed once");
-  assert.equal(byName.Bash.status, "error");
-  assert.equal(byName.Bash.permission, "Permission: denied");
+  assert.equal(byName.Bash.status, "denied", "the user's no is not an error");
+  assert.equal(byName.Bash.permission, "Permission: denied by you");
   assert.equal(byName.Grep.parent, "toolu_task1");
   assert.equal(byName.Write.status, "waiting");
-  assert.equal(byName.Write.permission, "Permission: waiting for your answer");
+  assert.equal(await page.$eval('[data-id="toolu_write1"] .ask .question', (n) => n.textContent), "Allow Write README.md?", "the question is in the card");
   const result = await page.$eval('[data-id="toolu_bash1"] details.result', (d) => ({ open: (d as HTMLDetailsElement).open, text: d.querySelector("pre")?.textContent }));
   assert.deepEqual(result, { open: false, text: "The user denied this tool call." });
+});
+
+test("a permission card: only its answers show until Always allow opens the destinations; an answer is posted with the tool call", { skip }, async () => {
+  const visibleParts = (): Promise<Record<string, boolean>> => page.$eval('[data-id="toolu_write1"] .ask', (ask) => Object.fromEntries(
+    [".actions:not(.where)", ".actions.where", ".feedback"].map((sel) => [sel, getComputedStyle(ask.querySelector(sel)!).display !== "none"])));
+  assert.deepEqual(await visibleParts(), { ".actions:not(.where)": true, ".actions.where": false, ".feedback": false });
+  await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.click('[data-id="toolu_write1"] .ask button.always');
+  assert.deepEqual(await visibleParts(), { ".actions:not(.where)": false, ".actions.where": true, ".feedback": false });
+  await page.screenshot({ path: path.join(REPORT, "webview-always-where.png"), fullPage: true });
+  await page.click('[data-id="toolu_write1"] .ask button.destination:has-text("This workspace")');
+  const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
+  assert.deepEqual(posted, [{ type: "permission", toolUseId: "toolu_write1", answer: { decision: "allowAlways", destination: "localSettings" } }]);
 });
 
 test("streamed markdown is rendered, and HTML in it is shown as text", { skip }, async () => {
@@ -113,7 +128,7 @@ test("streamed markdown is rendered, and HTML in it is shown as text", { skip },
   assert.ok(answers.some((h) => h.includes("Changed the <strong>greeting</strong>.")), answers.join("\n"));
   assert.ok(answers.some((h) => h.includes("<ol><li>Rename <code>greet</code></li>")));
   assert.equal(await page.$$eval("script", (s) => s.length), 2, "no script element from the model's text");
-  const user = await page.$$eval(".entry.user", (n) => n.map((x) => x.textContent));
+  const user = await page.$$eval(".entry.user .text", (n) => n.map((x) => x.textContent));
   assert.ok(user.includes("Plan the rename, run the tests, and <b>don't</b> break anything"));
   const notices = await page.$$eval(".entry.notice", (n) => n.map((x) => x.textContent));
   assert.ok(notices.some((t) => t?.startsWith("Retrying")));
@@ -167,6 +182,53 @@ test("keyboard: Enter sends the prompt, Escape stops", { skip }, async () => {
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "");
 });
 
+test("@ asks the extension for paths, the list completes the mention; ↑ brings the last prompt back", { skip }, async () => {
+  await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.focus("#prompt");
+  await page.keyboard.type("explain @ap");
+  await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === "complete"));
+  const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
+  assert.deepEqual(posted.at(-1), { type: "complete", query: "ap" });
+  await page.evaluate(() => window.postMessage({ op: "completions", query: "ap", items: [{ path: "src/app.py", kind: "file" }, { path: "app/", kind: "folder" }] }, "*"));
+  await page.waitForSelector(".completions:not([hidden]) .completion.active");
+  assert.deepEqual(await page.$$eval(".completion", (n) => n.map((x) => x.textContent)), ["src/app.py", "app/"]);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "explain @src/app.py ");
+  assert.equal(await page.$eval(".completions", (n) => (n as HTMLElement).hidden), true);
+  await page.keyboard.press("Enter"); // the turn of the keyboard test still runs: nothing is sent, nothing is lost
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "explain @src/app.py ");
+  assert.ok(!(await page.evaluate(() => (window as unknown as { __posted: { type: string }[] }).__posted)).some((m) => m.type === "ask"));
+  await page.evaluate(() => { (document.querySelector("#prompt") as HTMLTextAreaElement).value = ""; });
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "Run the tests", "the prompt sent before");
+});
+
+test("the transcript follows streamed text and growing tool cards at the bottom, and stays put once the user scrolled up", { skip }, async () => {
+  const stream = (lines: number, from: number): Promise<void> => page.evaluate(([n, start]) => window.postMessage({ op: "appendText", id: "a-follow",
+    text: Array.from({ length: n }, (_, i) => `\n\nstreamed paragraph ${start + i}`).join("") }, "*"), [lines, from]);
+  await page.evaluate(() => window.postMessage({ op: "entry", entry: { type: "assistant", id: "a-follow", text: "Streaming:" } }, "*"));
+  await page.$eval("#transcript", (t) => { t.scrollTop = t.scrollHeight; t.dispatchEvent(new Event("scroll")); });
+  await stream(40, 0);
+  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent.includes("streamed paragraph 39"));
+  await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
+  await page.$eval("#transcript", (t) => { t.scrollTop = 0; t.dispatchEvent(new Event("scroll")); });
+  await stream(40, 40);
+  await page.waitForFunction(() => document.querySelector('[data-id="a-follow"]')!.textContent.includes("streamed paragraph 79"));
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  assert.equal(await page.$eval("#transcript", (t) => t.scrollTop), 0, "the user's place is kept");
+  assert.ok(await page.$eval("#transcript", (t) => t.scrollHeight - t.clientHeight > 500), "there was somewhere to scroll");
+
+  // back at the bottom, a tool card that grows (its diff arrives) is followed too
+  await page.$eval("#transcript", (t) => { t.scrollTop = t.scrollHeight; t.dispatchEvent(new Event("scroll")); });
+  await page.evaluate(() => window.postMessage({ op: "entry", entry: { type: "tool", id: "t-follow", card: {
+    id: "t-follow", name: "Edit", summary: "Edit notes.md", status: "running", progress: [] } } }, "*"));
+  await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
+  await page.evaluate(() => window.postMessage({ op: "patchTool", id: "t-follow", patch: { status: "done", diff: { added: 60, removed: 0,
+    lines: Array.from({ length: 60 }, (_, i) => ({ kind: "add", text: `line ${i}` })) } } }, "*"));
+  await page.waitForSelector('[data-id="t-follow"] .diff', { state: "attached" });
+  await page.waitForFunction(() => { const t = document.querySelector("#transcript")!; return t.scrollHeight - t.scrollTop - t.clientHeight < 2; });
+});
+
 test("thinking is folded, a turn's usage is a line under it, a failure is an error notice", { skip }, async () => {
   const posted: ViewOp[] = [];
   const controller = new ChatController({
@@ -196,6 +258,8 @@ test("thinking is folded, a turn's usage is a line under it, a failure is an err
   assert.deepEqual(thinking, { open: false, summary: "Thinking", body: "The user wants the file; <b>read</b> it first.", bold: 0 });
   const usage = await page.$$eval(".entry.usage", (n) => n.map((x) => x.textContent));
   assert.deepEqual(usage, ["10k input tokens (9.8k from the cache, 600 written to it) · 340 output · about $0.0057 · context 5% of 200k"]);
-  assert.deepEqual(await page.$$eval(".entry.notice.error", (n) => n.map((x) => x.textContent)), ["No API key is set for the model."]);
+  assert.deepEqual(await page.$$eval(".entry.notice.error .text", (n) => n.map((x) => x.textContent)), ["No API key is set for the model."]);
+  assert.deepEqual(await page.$$eval(".entry.notice.error button", (n) => n.map((x) => x.textContent)), ["Set API Key", "Try without a key"], "the fix is one click away");
   await page.screenshot({ path: path.join(REPORT, "webview-thinking.png"), fullPage: true });
 });
+

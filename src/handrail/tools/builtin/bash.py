@@ -33,7 +33,9 @@ from handrail.tools.results import OutputSpool, combined_output, result_path
 from handrail.tools.shell_process import KILL_GRACE_SECONDS, consume, kill_group, pump, spawn, terminate
 
 MAX_OUTPUT_CHARS = 30_000
-PROGRESS_EVERY_LINES = 10
+# A line of output goes to the client as progress when this long has passed since the last one: a slow
+# command shows each line as it comes, a fast one a few lines a second.
+PROGRESS_INTERVAL_S = 0.2
 
 
 class BashInput(ToolInput):
@@ -163,13 +165,29 @@ async def _run(value: BashInput, ctx: ToolUseContext, cwd: Path, script: str) ->
         raise ToolError(f"Could not start bash in {cwd}: {exc}") from exc
     pgid = transport.get_pid()
     out, err = _spool(ctx, "stdout"), _spool(ctx, "stderr")
-    lines_seen = 0
+    loop = asyncio.get_running_loop()
+    last_report = -PROGRESS_INTERVAL_S
+    latest: str | None = None  # the newest line not reported yet
+    flush_later: asyncio.TimerHandle | None = None
+
+    def flush() -> None:
+        nonlocal latest, last_report, flush_later
+        flush_later = None
+        if latest is not None:
+            last_report = loop.time()
+            ctx.report(latest)
+            latest = None
 
     def on_line(line: str) -> None:
-        nonlocal lines_seen
-        lines_seen += 1
-        if lines_seen % PROGRESS_EVERY_LINES == 1 and line.strip():
-            ctx.report(line[:200])
+        nonlocal latest, flush_later
+        if not line.strip():
+            return
+        latest = line[:200]
+        wait = last_report + PROGRESS_INTERVAL_S - loop.time()
+        if wait <= 0:
+            flush()
+        elif flush_later is None:
+            flush_later = loop.call_later(wait, flush)
 
     assert protocol.stdout is not None and protocol.stderr is not None
     pumps = asyncio.gather(pump(protocol.stdout, out.add, on_line), pump(protocol.stderr, err.add, on_line))
@@ -185,6 +203,8 @@ async def _run(value: BashInput, ctx: ToolUseContext, cwd: Path, script: str) ->
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(pumps), KILL_GRACE_SECONDS)
     finally:
+        if flush_later is not None:
+            flush_later.cancel()
         if not protocol.exited.is_set():
             await terminate(pgid, protocol.exited)
         pumps.cancel()
