@@ -29,6 +29,7 @@ from handrail.agent.session import Session, content_blocks
 from handrail.agent.usage import TurnUsage
 from handrail.tools.context import ToolUseContext
 from handrail.tools.execution import CallOutcome, ToolUse, error_block
+from handrail.tools.messages import ContentBlock, Message, is_tool_use
 from handrail.tools.orchestration import is_read_only_call
 from handrail.tools.protocol import Tool
 from handrail.tools.streaming_executor import StreamingToolExecutor
@@ -80,12 +81,12 @@ class TurnConfig:
     on_history: Callable[[], object] | None = None
     usage: TurnUsage | None = None
     # user content to add after a message's tool results (e.g. instructions of folders the calls reached)
-    reminders: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None
+    reminders: Callable[[Sequence[ToolUse]], Awaitable[list[ContentBlock]]] | None = None
     # lines to add after the prompt (e.g. that the date changed since the system prompt was written)
     notes: Sequence[str] = ()
 
 
-def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
+def add_user_content(messages: list[Message], blocks: list[ContentBlock]) -> None:
     """Append user content, merging into a trailing user message so roles keep alternating."""
     if not blocks:
         return
@@ -95,20 +96,20 @@ def add_user_content(messages: list[dict[str, Any]], blocks: list[dict[str, Any]
         messages.append({"role": "user", "content": blocks})
 
 
-def mark_interrupted(messages: list[dict[str, Any]]) -> None:
+def mark_interrupted(messages: list[Message]) -> None:
     """Say in the history that the user stopped the turn here, so the next prompt reads as a new request
     (not as more of the one that was cut short)."""
     if messages:
         add_user_content(messages, [{"type": "text", "text": INTERRUPTED}])
 
 
-def _unanswered(content: list[dict[str, Any]], outcomes: Sequence[CallOutcome]) -> list[dict[str, Any]]:
+def _unanswered(content: list[ContentBlock], outcomes: Sequence[CallOutcome]) -> list[ContentBlock]:
     """Error results for tool_use blocks the stream never completed (so no call was made for them)."""
     answered = {o.block.get("tool_use_id") for o in outcomes}
     return [
         error_block(block["id"], MAX_TOKENS_NOTE)
         for block in content
-        if block.get("type") == "tool_use" and block.get("id") not in answered
+        if is_tool_use(block) and block.get("id") not in answered
     ]
 
 
@@ -148,7 +149,7 @@ class _Attempt:
             _record_results(session, self.executor.outcomes())
 
 
-def _early_reminders(config: TurnConfig, uses: Sequence[ToolUse]) -> asyncio.Future[list[dict[str, Any]]] | None:
+def _early_reminders(config: TurnConfig, uses: Sequence[ToolUse]) -> asyncio.Future[list[ContentBlock]] | None:
     """The reminders' lookup, started while the calls run, when none of them can change files (so it finds
     what it would find after them): it is a thread hop that would otherwise follow the calls."""
     if config.reminders is None or not uses or not all(is_read_only_call(use, config.tools) for use in uses):

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from handrail.agent.model_client import ModelClient
 from handrail.agent.session import content_blocks
 from handrail.agent.usage import input_count, output_count
+from handrail.tools.messages import ContentBlock, Message, ToolResultBlock
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ def is_prompt_too_long(exc: BaseException) -> bool:
     return exc.status_code == 400 and "prompt is too long" in str(exc).lower()
 
 
-def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
+def estimate_tokens(messages: Sequence[Message]) -> int:
     """A rough token count of a history (about four characters a token)."""
     return len(json.dumps(list(messages), default=str)) // 4
 
@@ -71,7 +72,7 @@ def cleared_enough(context_tokens: int, saved_tokens: int, window: int) -> bool:
     return window <= 0 or context_tokens - saved_tokens < window * CLEARED_ENOUGH
 
 
-def clear_old_tool_results(messages: Sequence[dict[str, Any]], keep: int = KEEP_TOOL_RESULTS) -> list[dict[str, Any]]:
+def clear_old_tool_results(messages: Sequence[Message], keep: int = KEEP_TOOL_RESULTS) -> list[Message]:
     """The history with all but the last `keep` tool results replaced by a placeholder (new dicts where changed)."""
     positions = [
         (i, j)
@@ -85,18 +86,24 @@ def clear_old_tool_results(messages: Sequence[dict[str, Any]], keep: int = KEEP_
     result = list(messages)
     for i, j in to_clear:
         content = list(result[i]["content"])
-        block = content[j]
-        content[j] = {**{k: v for k, v in block.items() if k != "content"}, "content": CLEARED}
+        content[j] = _cleared(content[j])
         result[i] = {**result[i], "content": content}
     return result
 
 
-def _worth_clearing(block: dict[str, Any]) -> bool:
+def _cleared(block: ContentBlock) -> ToolResultBlock:
+    """The tool_result `block` with its content replaced by the placeholder, moved to the end as it always was
+    (the JSON's member order is part of what the API caches)."""
+    members = {key: value for key, value in block.items() if key != "content"}
+    return cast("ToolResultBlock", {**members, "content": CLEARED})
+
+
+def _worth_clearing(block: ContentBlock) -> bool:
     """Whether replacing this result saves anything (short ones, errors included, cost less than a placeholder)."""
     return len(json.dumps(block.get("content"), default=str)) > 2 * len(CLEARED)
 
 
-def _turn_starts(messages: Sequence[dict[str, Any]]) -> list[int]:
+def _turn_starts(messages: Sequence[Message]) -> list[int]:
     """Indices of user messages that carry no tool result: cutting there never separates a call from its result."""
     return [
         i
@@ -110,11 +117,11 @@ async def summarize_older_turns(
     model: ModelClient,
     system: str,
     tools: Sequence[dict[str, Any]],
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[Message],
     *,
     keep_turns: int = KEEP_TURNS,
     on_usage: Callable[[Mapping[str, int]], None] | None = None,
-) -> list[dict[str, Any]] | None:
+) -> list[Message] | None:
     """The history with every turn but the last `keep_turns` replaced by a model-written summary.
 
     None when there is no older turn to summarize. When the summary call itself
@@ -125,7 +132,7 @@ async def summarize_older_turns(
     if len(starts) < keep_turns:
         return None
     cut = starts[-keep_turns] if keep_turns else len(messages)
-    older = [dict(m) for m in messages[:cut]]
+    older = [m.copy() for m in messages[:cut]]
     if older[-1]["role"] == "user":
         older[-1] = {**older[-1], "content": [*content_blocks(older[-1]), {"type": "text", "text": SUMMARY_REQUEST}]}
     else:
@@ -142,5 +149,5 @@ async def summarize_older_turns(
     rest = list(messages[cut:])
     if not rest:
         return [{"role": "user", "content": [{"type": "text", "text": head}]}]
-    first = {"role": "user", "content": [{"type": "text", "text": head}, *content_blocks(rest[0])]}
+    first: Message = {"role": "user", "content": [{"type": "text", "text": head}, *content_blocks(rest[0])]}
     return [first, *rest[1:]]

@@ -11,9 +11,10 @@ its block completes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from handrail.tools.execution import ToolUse
+from handrail.tools.messages import ContentBlock
 from handrail.tools.tool_input import MAX_INPUT_CHARS, decode_tool_input, too_long
 
 # blocks whose input arrives as input_json_delta pieces
@@ -28,13 +29,17 @@ def strict_tool_use(block_id: str, name: str, raw: str) -> ToolUse:
     return ToolUse(block_id, name, value, input_error=error)
 
 
-def as_param(block: dict[str, Any]) -> dict[str, Any]:
-    """A response block in the shape the API accepts back in the history."""
+def as_param(block: dict[str, Any]) -> ContentBlock:
+    """A response block in the shape the API accepts back in the history.
+
+    Where a streamed block becomes typed: text and tool_use blocks are rebuilt with their members; any other
+    block (thinking, server tool calls and results) is taken as the API sent it, which is its shape.
+    """
     if block.get("type") == "text":
         return {"type": "text", "text": block.get("text", "")}
     if block.get("type") == "tool_use":
         return {"type": "tool_use", "id": block["id"], "name": block["name"], "input": block.get("input", {})}
-    return block
+    return cast("ContentBlock", block)
 
 
 def _without_nulls(value: Any) -> Any:
@@ -158,11 +163,11 @@ class MessageBuilder:
             if isinstance(value, int):
                 self.usage[name] = value
 
-    def content(self) -> list[dict[str, Any]]:
+    def content(self) -> list[ContentBlock]:
         """The message's blocks in order, as the history keeps them."""
         return [as_param(self._blocks[index]) for index in sorted(self._blocks)]
 
-    def partial(self) -> list[dict[str, Any]]:
+    def partial(self) -> list[ContentBlock]:
         """The message as far as it streamed, as a valid history message: its complete thinking and tool_use
         blocks, its text so far, and server tool calls that have their results (an unfinished thinking block
         has no signature, and the API refuses a server tool call without its result)."""

@@ -29,6 +29,7 @@ from handrail.agent.model_errors import (
 )
 from handrail.agent.request_body import RequestBody
 from handrail.tools.execution import ToolUse
+from handrail.tools.messages import ContentBlock, RequestMessage, is_text
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -84,14 +85,14 @@ class ModelSettings:
 class ModelResponse:
     """One finished assistant message: content blocks as API dicts, and why it stopped."""
 
-    content: list[dict[str, Any]]
+    content: list[ContentBlock]
     stop_reason: str | None
     usage: dict[str, int] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
         """The message's text blocks, joined."""
-        return "".join(block.get("text", "") for block in self.content if block.get("type") == "text")
+        return "".join(block.get("text", "") for block in self.content if is_text(block))
 
 
 def thinking_fields(model: str, effort: str | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -161,7 +162,7 @@ class ModelClient:
         self,
         *,
         system: str,
-        messages: Sequence[dict[str, Any]],
+        messages: Sequence[RequestMessage],
         tools: Sequence[dict[str, Any]],
         on_text: Callable[[str], None] | None = None,
         on_tool_use: Callable[[ToolUse], None] | None = None,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 from handrail.agent.session import Session
 from handrail.agent.storage import session_storage
 from handrail.agent.transcript import TRANSCRIPT_NAME, Transcript, load_transcript
+from handrail.tools.messages import Message
 
 
 class SessionArchive:
@@ -38,7 +38,7 @@ class SessionArchive:
         if not session.messages:
             session.messages[:0] = await self.load(session.id)
 
-    async def load(self, session_id: str) -> list[dict[str, Any]]:
+    async def load(self, session_id: str) -> list[Message]:
         """The stored history of a session this server does not hold (empty if none), every tool_use answered."""
         transcript = self._transcript(session_id)
         messages = await asyncio.to_thread(load_transcript, transcript.path)

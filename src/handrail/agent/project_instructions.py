@@ -26,6 +26,7 @@ from handrail.permissions.context import PermissionContext
 from handrail.permissions.paths import absolute_text
 from handrail.permissions.read_scope import ReadScope
 from handrail.tools.execution import ToolUse, parse_input
+from handrail.tools.messages import ContentBlock
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
 
@@ -171,7 +172,7 @@ class NestedInstructions:
         files = self._new_files(uses, shown)
         return files, read_instructions(files, scope)
 
-    async def reminders(self, uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+    async def reminders(self, uses: Sequence[ToolUse]) -> list[ContentBlock]:
         """Reminder blocks for instruction files the calls reached and the conversation has not seen.
 
         The files are marked shown here, on the loop, once the lookup is done: a lookup that is

@@ -22,6 +22,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from handrail.tools.messages import RequestMessage
+
 # as the SDK encodes bodies: compact, UTF-8, and no NaN (which is not JSON)
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -88,7 +90,7 @@ class RequestBody:
         model: str,
         max_tokens: int,
         system: str,
-        messages: Sequence[dict[str, Any]],
+        messages: Sequence[RequestMessage],
         tools: Sequence[dict[str, Any]],
         thinking: Mapping[str, Any] | None = None,
         output_config: Mapping[str, Any] | None = None,

@@ -18,14 +18,18 @@ from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.context import PermissionUpdates
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.live_pool import LiveToolPool
+from handrail.tools.messages import ContentBlock, Message
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool
 from handrail.tools.shell_session import ShellSession
 from handrail.tools.todos import TodoItem
 
 
-def content_blocks(message: Mapping[str, Any]) -> list[Any]:
-    """A history message's content as a list of blocks (a plain string is one text block)."""
+def content_blocks(message: Mapping[str, Any]) -> list[ContentBlock]:
+    """A history message's content as a list of blocks (a plain string is one text block).
+
+    Also where a message loaded from JSON (a transcript) becomes typed: its blocks are taken as they are.
+    """
     content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -38,7 +42,7 @@ class Session:
 
     id: str
     permission_context: PermissionContext
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     file_state: FileStateCache = field(default_factory=FileStateCache)
     turn: asyncio.Task[Any] | None = None
     loaded_tools: list[str] = field(default_factory=list)

@@ -53,6 +53,7 @@ from handrail.tools.context import (
 )
 from handrail.tools.errors import ToolError
 from handrail.tools.execution import ToolUse
+from handrail.tools.messages import ContentBlock
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import ToolPool, denied_outright
 from handrail.tools.todos import MemoryTodoBoard
@@ -182,7 +183,7 @@ class SubAgents:
         board = self.parent.background_agents
         inbox: list[BackgroundAgent] = []  # filled once the agent exists: its turns read its messages
 
-        async def deliver(uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+        async def deliver(uses: Sequence[ToolUse]) -> list[ContentBlock]:
             messages = inbox[0].take_messages() if inbox else []
             return [{"type": "text", "text": m} for m in messages]
 
@@ -199,7 +200,7 @@ class SubAgents:
         ctx: ToolUseContext,
         *,
         background: bool,
-        deliver: Callable[[Sequence[ToolUse]], Awaitable[list[dict[str, Any]]]] | None = None,
+        deliver: Callable[[Sequence[ToolUse]], Awaitable[list[ContentBlock]]] | None = None,
     ) -> Callable[[str], Awaitable[str]]:
         """Set up the sub-agent's conversation; a function running one turn of it (its final text)."""
         agent = self.catalog.get(request.agent_type)
@@ -238,7 +239,7 @@ class SubAgents:
             self.roots, cwd, pool.tools, session.instruction_files, lambda: self.parent.permission_context
         ).reminders
 
-        async def reminders(uses: Sequence[ToolUse]) -> list[dict[str, Any]]:
+        async def reminders(uses: Sequence[ToolUse]) -> list[ContentBlock]:
             blocks = await instructions(uses)
             return blocks + (await deliver(uses) if deliver is not None else [])
 

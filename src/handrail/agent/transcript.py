@@ -18,6 +18,7 @@ from typing import Any
 
 from handrail.agent.session import content_blocks
 from handrail.tools.execution import error_block
+from handrail.tools.messages import Message
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class Transcript:
     def __init__(self, path: Path) -> None:
         self.path = path
         # the message dicts written, in order (held, not their id()s, which could be reused once freed)
-        self._written: list[dict[str, Any]] = []
+        self._written: list[Message] = []
         self._last_blocks = 0  # how many blocks of the last written message are on disk
         self._rewrite = False
 
@@ -84,7 +85,7 @@ class Transcript:
         """Start the file anew at the next save: what it holds is not the history (a load repaired it)."""
         self._rewrite = True
 
-    def pending(self, messages: Sequence[dict[str, Any]]) -> tuple[bool, list[str]]:
+    def pending(self, messages: Sequence[Message]) -> tuple[bool, list[str]]:
         """(rewrite, lines): the lines that bring the file up to `messages`; rewrite means start the file anew."""
         written = len(self._written)
         rewrite = (
@@ -124,13 +125,13 @@ class Transcript:
             log.warning("could not write the transcript %s: %s", self.path, exc)
 
 
-def load_transcript(path: Path) -> list[dict[str, Any]]:
+def load_transcript(path: Path) -> list[Message]:
     """The history stored at `path` (empty if none), repaired so every tool_use is answered."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     for raw in text.splitlines():
         try:
             record = json.loads(raw)
@@ -154,11 +155,11 @@ def load_transcript(path: Path) -> list[dict[str, Any]]:
     return repair_history(messages)
 
 
-def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def repair_history(messages: list[Message]) -> list[Message]:
     """Make a loaded history one the API accepts: it starts with a user message and every tool_use is answered."""
     while messages and messages[0]["role"] != "user":
         messages.pop(0)
-    repaired: list[dict[str, Any]] = []
+    repaired: list[Message] = []
     for i, message in enumerate(messages):
         if repaired and repaired[-1]["role"] == message["role"]:
             if message["role"] == "user":

@@ -7,9 +7,8 @@ A turn's ports are made once (`agent/ask.py`); a sub-agent's are made from the T
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from handrail.agent.session import Session
 from handrail.tools.auto_mode import user_intent
@@ -25,6 +24,7 @@ from handrail.tools.context import (
 )
 from handrail.tools.editor_diagnostics import EditorDiagnostics
 from handrail.tools.filesystem import WorkspaceFileSystem
+from handrail.tools.messages import Message
 from handrail.tools.modes import ModeControl
 from handrail.tools.questions import UserQuestions
 from handrail.tools.skills import SkillHost
@@ -56,9 +56,9 @@ class TurnPorts:
     abort: asyncio.Event | None = None
     # the conversation whose latest user prompt auto mode judges a call by, when the calls' own history does
     # not begin with it (a sub-agent's: its parent's)
-    intent_of: Sequence[Mapping[str, Any]] | None = None
+    intent_of: Sequence[Message] | None = None
 
-    def context(self, session: Session, messages: Sequence[Mapping[str, Any]] | None = None) -> ToolUseContext:
+    def context(self, session: Session, messages: Sequence[Message] | None = None) -> ToolUseContext:
         """The context of a call made now in `session` (its permission context as it is at this moment);
         `messages` the calls' own history when it is not the session's (a sub-agent's)."""
         return ToolUseContext(

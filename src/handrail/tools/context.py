@@ -13,6 +13,7 @@ from handrail.tools.background_agents import BackgroundAgents
 from handrail.tools.editor_diagnostics import EditorDiagnostics, NoDiagnostics
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import WorkspaceFileSystem
+from handrail.tools.messages import Message
 from handrail.tools.modes import ModeControl
 from handrail.tools.questions import UserQuestions
 from handrail.tools.shell_session import ShellSession
@@ -223,7 +224,7 @@ class ToolUseContext:
     progress: ProgressReporter = field(default_factory=NullProgress)
     permission_context: PermissionContext = field(default_factory=PermissionContext)
     abort: asyncio.Event = field(default_factory=asyncio.Event)
-    messages: Sequence[Mapping[str, Any]] = ()
+    messages: Sequence[Message] = ()
     tool_use_id: str = ""
     catalog: ToolCatalog | None = None
     audit: AuditLog = field(default_factory=NullAudit)

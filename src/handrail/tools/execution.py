@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from handrail.permissions.rules import PermissionRule
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
+from handrail.tools.messages import Message, ToolResultBlock
 from handrail.tools.permission_flow import authorize, post_tool_use
 from handrail.tools.protocol import Tool
 from handrail.tools.registry import find_tool
@@ -41,9 +42,9 @@ class ToolUse:
 class CallOutcome:
     """The `tool_result` block for one call, plus what the call changed for the session."""
 
-    block: dict[str, Any]
+    block: ToolResultBlock
     new_rules: tuple[PermissionRule, ...] = ()
-    new_messages: tuple[dict[str, Any], ...] = ()
+    new_messages: tuple[Message, ...] = ()
     context_modifier: Callable[[ToolUseContext], ToolUseContext] | None = None
     ran: bool = False
 
@@ -53,12 +54,12 @@ class CallOutcome:
         return bool(self.block.get("is_error"))
 
 
-def error_block(tool_use_id: str, message: str) -> dict[str, Any]:
+def error_block(tool_use_id: str, message: str) -> ToolResultBlock:
     """An `is_error` tool_result carrying `message`."""
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": message, "is_error": True}
 
 
-def cancelled_result(tool_use_id: str) -> dict[str, Any]:
+def cancelled_result(tool_use_id: str) -> ToolResultBlock:
     """The answer for a call that was interrupted or never started because the user stopped the turn."""
     return error_block(tool_use_id, "The user cancelled this tool call before it finished. Nothing more ran.")
 
@@ -72,7 +73,7 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def with_feedback(block: dict[str, Any], text: str) -> dict[str, Any]:
+def with_feedback(block: ToolResultBlock, text: str) -> ToolResultBlock:
     """`block` with `text` added after its content."""
     content = block.get("content")
     if isinstance(content, str):

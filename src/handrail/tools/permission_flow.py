@@ -22,6 +22,7 @@ from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule, parse_rule
 from handrail.tools import auto_mode
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolUseContext
+from handrail.tools.messages import ToolResultBlock
 from handrail.tools.protocol import Tool
 from handrail.tools.small_model import SmallModel
 
@@ -71,7 +72,7 @@ async def pre_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -
     return await run_hooks("PreToolUse", commands, _hook_payload(tool, value, ctx), ctx.options.cwd)
 
 
-async def post_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext, block: dict[str, Any]) -> str:
+async def post_tool_use(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext, block: ToolResultBlock) -> str:
     """Run the PostToolUse hooks; returns their feedback for the model (empty when none)."""
     commands = commands_for(ctx.permission_context.hooks_by_source(), "PostToolUse", tool.name, tool.aliases)
     if not commands:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from handrail.permissions.decision import PermissionCheck
 from handrail.tools.context import ToolUseContext
+from handrail.tools.messages import Message, ToolResultBlock
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
@@ -45,7 +46,7 @@ class ToolResult:
     """
 
     data: Any
-    new_messages: tuple[dict[str, Any], ...] = ()
+    new_messages: tuple[Message, ...] = ()
     context_modifier: Callable[[ToolUseContext], ToolUseContext] | None = None
 
 
@@ -77,7 +78,7 @@ def _no_summary(_: Any) -> str:
     return ""
 
 
-def default_result_block(data: Any, tool_use_id: str) -> dict[str, Any]:
+def default_result_block(data: Any, tool_use_id: str) -> ToolResultBlock:
     """Strings go as they are; anything else as JSON."""
     content = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
@@ -106,7 +107,7 @@ class Tool(Generic[InputT]):
     paths: Callable[[InputT], tuple[Path, ...]]
     rule_content: Callable[[InputT], str | None]
     summary: Callable[[InputT], str]
-    map_result_to_block: Callable[[Any, str], dict[str, Any]]
+    map_result_to_block: Callable[[Any, str], ToolResultBlock]
     max_result_size_chars: float
     should_defer: bool
     always_load: bool
@@ -146,7 +147,7 @@ def build_tool(
     paths: Callable[[InputT], tuple[Path, ...]] = _no_paths,
     rule_content: Callable[[InputT], str | None] = _no_content,
     summary: Callable[[InputT], str] = _no_summary,
-    map_result_to_block: Callable[[Any, str], dict[str, Any]] = default_result_block,
+    map_result_to_block: Callable[[Any, str], ToolResultBlock] = default_result_block,
     max_result_size_chars: float = 50_000,
     should_defer: bool = False,
     always_load: bool = False,

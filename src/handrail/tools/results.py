@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from handrail.tools.messages import ToolResultBlock
+
 PREVIEW_CHARS = 2_000
 # a stream's output is stored up to this many characters (a runaway command must not fill the disk)
 MAX_STORED_CHARS = 64 * 1024 * 1024
@@ -46,7 +48,7 @@ def _store(directory: Path, tool_use_id: str, text: str) -> Path:
     return path
 
 
-async def limit_result(block: dict[str, Any], limit: float, results_dir: Path | None) -> dict[str, Any]:
+async def limit_result(block: ToolResultBlock, limit: float, results_dir: Path | None) -> ToolResultBlock:
     """`block` itself when within `limit`; else a preview pointing at the stored full result.
 
     Image blocks are never stored; only text counts against the limit. Without a

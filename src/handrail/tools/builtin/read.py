@@ -29,6 +29,7 @@ from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.filesystem import BinaryFileError, FileSnapshot, FileTooLargeError
 from handrail.tools.images import ImageError, is_image_path, prepare_image, sniff_media_type
+from handrail.tools.messages import ToolResultBlock
 from handrail.tools.notebooks import NotebookError, parse_notebook, render_notebook
 from handrail.tools.pdf import MAX_PAGES_PER_READ, PAGES_REQUIRED_ABOVE, PdfError, extract_pages, format_pages, is_pdf
 from handrail.tools.protocol import ToolResult, build_tool, default_result_block
@@ -320,7 +321,7 @@ def _within_budget(blocks: list[dict[str, Any]], budget: int) -> list[dict[str, 
     return kept
 
 
-def _result_block(data: Any, tool_use_id: str) -> dict[str, Any]:
+def _result_block(data: Any, tool_use_id: str) -> ToolResultBlock:
     """Text as a string; images, notebooks with images and the like as a list of content blocks."""
     if isinstance(data, list):
         return {"type": "tool_result", "tool_use_id": tool_use_id, "content": data}

@@ -23,6 +23,7 @@ from handrail.tools.errors import ToolError
 from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, for_the_user_only
 from handrail.tools.mcp.names import normalize_server_name
 from handrail.tools.mcp.results import content_block, for_the_model
+from handrail.tools.messages import ToolResultBlock
 from handrail.tools.protocol import Tool, ToolResult, build_tool
 
 Connections = Callable[[], Mapping[str, McpConnection]]
@@ -151,7 +152,7 @@ def read_resource_tool(connections: Connections) -> Tool[ReadInput]:
     async def check(value: ReadInput, ctx: ToolUseContext) -> PermissionCheck:
         return servers_check([value.server], ctx)
 
-    def to_block(blocks: Any, tool_use_id: str) -> dict[str, Any]:
+    def to_block(blocks: Any, tool_use_id: str) -> ToolResultBlock:
         content = blocks or [{"type": "text", "text": "(the resource is empty)"}]
         return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
 

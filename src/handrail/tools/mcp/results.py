@@ -9,11 +9,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from handrail.tools.mcp.model import McpCallOutcome, for_the_user_only
+from handrail.tools.messages import ImageBlock, TextBlock, ToolResultBlock, ToolResultContent
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
-def _text(text: str) -> dict[str, Any]:
+def _text(text: str) -> TextBlock:
     return {"type": "text", "text": text}
 
 
@@ -24,14 +25,14 @@ def _decoded_size(data: str) -> int | None:
         return None
 
 
-def _image(data: Any, mime: Any, label: str) -> dict[str, Any]:
+def _image(data: Any, mime: Any, label: str) -> ImageBlock | TextBlock:
     """An image block when the model can read this image, else a note saying what was left out."""
     if isinstance(data, str) and mime in IMAGE_TYPES and _decoded_size(data) is not None:
         return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
     return _text(f"[{label}: {mime or 'unknown type'} image that cannot be shown to the model]")
 
 
-def _resource(resource: Mapping[str, Any]) -> dict[str, Any]:
+def _resource(resource: Mapping[str, Any]) -> ToolResultContent:
     uri = resource.get("uri", "")
     mime = resource.get("mimeType")
     if isinstance(resource.get("text"), str):
@@ -44,7 +45,7 @@ def _resource(resource: Mapping[str, Any]) -> dict[str, Any]:
     return _text(f"[Resource: {uri} ({mime or 'unknown type'}), {amount} not shown]")
 
 
-def content_block(item: Mapping[str, Any]) -> dict[str, Any]:
+def content_block(item: Mapping[str, Any]) -> ToolResultContent:
     """One MCP content item as a model content block."""
     kind = item.get("type")
     if kind == "text":
@@ -72,7 +73,7 @@ def for_the_model(content: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[st
     return kept, len(content) - len(kept)
 
 
-def content_blocks(content: Sequence[Mapping[str, Any]], structured: Any = None) -> list[dict[str, Any]]:
+def content_blocks(content: Sequence[Mapping[str, Any]], structured: Any = None) -> list[ToolResultContent]:
     """The items meant for the model as blocks (a note counts those for the user only); structured content
     stands in when a server sent no content blocks at all."""
     kept, left_out = for_the_model(content)
@@ -84,15 +85,15 @@ def content_blocks(content: Sequence[Mapping[str, Any]], structured: Any = None)
     return blocks
 
 
-def result_block(outcome: McpCallOutcome, tool_use_id: str) -> dict[str, Any]:
+def result_block(outcome: McpCallOutcome, tool_use_id: str) -> ToolResultBlock:
     """The tool_result for a call: its content (text alone as one string), `is_error` passed through."""
     blocks = content_blocks(outcome.content, outcome.structured)
-    content: str | list[dict[str, Any]]
+    content: str | list[ToolResultContent]
     if all(block["type"] == "text" for block in blocks):
-        content = "\n\n".join(block["text"] for block in blocks) or "(no output)"
+        content = "\n\n".join(block["text"] for block in blocks if block["type"] == "text") or "(no output)"
     else:
         content = blocks
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    block: ToolResultBlock = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if outcome.is_error:
         block["is_error"] = True
     return block
