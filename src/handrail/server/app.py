@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -35,6 +35,9 @@ from handrail.server.document_watch import DocumentWatch
 from handrail.server.documents import BlockDocument
 from handrail.server.framing import TOO_LARGE_METHOD, BoundedReader, max_message_bytes, refusal_message
 from handrail.server.lsp_values import field_of, to_plain
+from handrail.server.lsp_values import name_argument as _server_name
+from handrail.server.lsp_values import single_argument as _single_argument
+from handrail.server.mcp_commands import register_mcp_commands
 from handrail.server.protocol import HandrailProtocol
 
 if TYPE_CHECKING:
@@ -132,9 +135,11 @@ class HandrailServer(LanguageServer):
     @cached_property
     def mcp(self) -> McpManager:
         """The configured MCP servers and their tools."""
+        from handrail.server.mcp_client_ui import LspMcpClient
         from handrail.server.mcp_manager import McpManager
 
-        return McpManager(self, self.permission_state, self.workspace_roots)
+        hooks = LspMcpClient(self, lambda: self.features, self.workspace_roots)
+        return McpManager(self, self.permission_state, self.workspace_roots, hooks=hooks)
 
     @cached_property
     def agent_catalogs(self) -> AgentCatalogSource:
@@ -245,20 +250,6 @@ class HandrailServer(LanguageServer):
             record = session.file_state.get(path)
             if record is not None and record.content_hash != content_hash:
                 session.file_state.mark_changed(path)
-
-
-def _single_argument(args: tuple[Any, ...]) -> Any:
-    if len(args) != 1:
-        raise JsonRpcInvalidParams(f"expected one argument object, got {len(args)}")
-    return to_plain(args[0])
-
-
-def _server_name(command: str, args: tuple[Any, ...]) -> str:
-    """The MCP server a command's single `{name}` argument names."""
-    name = field_of(_single_argument(args), "name")
-    if not isinstance(name, str) or not name:
-        raise JsonRpcInvalidParams(f"{command}: expected [{{name}}]")
-    return name
 
 
 def create_server() -> HandrailServer:
@@ -413,4 +404,5 @@ def create_server() -> HandrailServer:
 
         return commands.cancel(ls, _single_argument(args))
 
+    register_mcp_commands(server)
     return server

@@ -19,6 +19,7 @@ from handrail.server.chat import ChatChannel, begin_progress, end_progress
 from handrail.server.diagnostics_store import EditorDiagnosticsView
 from handrail.server.editor_fs import EditorFileSystem
 from handrail.server.mcp_manager import ask_with_message_request
+from handrail.server.mcp_prompts import slash_content
 from handrail.server.project_approval import current_approvals, offer_project_approval
 from handrail.server.project_instructions import NestedInstructions, root_instructions
 from handrail.server.prompter import LspPrompter
@@ -50,12 +51,18 @@ class AskParams(BaseModel):
     session_id: str | None = Field(default=None, alias="sessionId")
 
 
-async def ask(ls: HandrailServer, argument: Any) -> dict[str, Any]:
-    """`handrail.ask`: run a turn of the agent in a session (a new one unless the arguments name one)."""
+async def ask(ls: HandrailServer, argument: Any, content: list[Any] | None = None) -> dict[str, Any]:
+    """`handrail.ask`: run a turn of the agent in a session (a new one unless the arguments name one).
+
+    `content` is the turn's content when it is not the prompt's text (an MCP prompt's); a prompt
+    that is an MCP prompt command (`/mcp__server__prompt args`) is rendered by its server first.
+    """
     try:
         params = AskParams.model_validate(argument)
     except ValidationError as exc:
         raise JsonRpcInvalidParams(f"handrail.ask: {exc}") from exc
+    if content is None:
+        content = await slash_content(ls, params.prompt)
     roots = ls.workspace_roots()
     session = ls.sessions.get(params.session_id) if params.session_id else None
     if session is None:
@@ -66,7 +73,7 @@ async def ask(ls: HandrailServer, argument: Any) -> dict[str, Any]:
     try:
         if params.session_id:  # a session from before a restart continues from its transcript
             await ls.archive.resume(session)
-        return await _run_ask(ls, session, params, roots)
+        return await _run_ask(ls, session, params, roots, content)
     finally:
         session.starting = False
         if session.turn_rules:  # what skills granted ends with the turn (background work must not keep it)
@@ -74,12 +81,17 @@ async def ask(ls: HandrailServer, argument: Any) -> dict[str, Any]:
             ls.update_session_context(session)
 
 
-async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...]) -> dict[str, Any]:
+async def _run_ask(
+    ls: HandrailServer, session: Session, params: AskParams, roots: tuple[Path, ...], content: list[Any] | None
+) -> dict[str, Any]:
     await ls.permission_state.refresh()
+    await ls.mcp.sync(reload=False)
+    unapproved = ls.mcp.awaiting_approval()
     skills = await load_skills(roots, current_approvals(ls), ls.skill_problems)
     await offer_project_approval(ls, skills)
     await ls.mcp.sync(reload=False)
     await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
+    await ls.mcp.wait_started(unapproved)  # approved just now: this turn has its tools
     ls.update_session_context(session)
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
@@ -160,7 +172,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         model=ls.model_client(settings.model),
         tools=pool.tools,
         system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions(),
-                             date=session.date.for_system_prompt(now)),
+                             date=session.date.for_system_prompt(now), mcp_instructions=ls.mcp.instructions()),
         definitions=lambda: [
             *pool.definitions(session.loaded_tools),
             *server_tools(settings.web_search, settings.model.model, session.permission_context),
@@ -179,7 +191,7 @@ async def _run_ask(ls: HandrailServer, session: Session, params: AskParams, root
         return usage.as_json(session.context_tokens, settings.model.context_window)
 
     chat.turn_started(params.prompt)
-    turn = asyncio.create_task(run_turn(session, params.prompt, config, chat, make_context))
+    turn = asyncio.create_task(run_turn(session, content or params.prompt, config, chat, make_context))
     session.turn = turn
     if token is not None:
         ls.work_done_progress.tokens[token].add_done_callback(lambda _: turn.cancel())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 
 def field_of(value: Any, key: str) -> Any:
     """`value[key]` for dicts, `value.key` for namedtuples and objects; None when absent."""
@@ -21,3 +23,18 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: to_plain(v) for k, v in value.items()}
     return value
+
+
+def single_argument(args: tuple[Any, ...]) -> Any:
+    """A command's one argument object, as plain values (InvalidParams for any other number of arguments)."""
+    if len(args) != 1:
+        raise JsonRpcInvalidParams(f"expected one argument object, got {len(args)}")
+    return to_plain(args[0])
+
+
+def name_argument(command: str, args: tuple[Any, ...]) -> str:
+    """The `name` a command's single `{name}` argument gives (an MCP server's)."""
+    name = field_of(single_argument(args), "name")
+    if not isinstance(name, str) or not name:
+        raise JsonRpcInvalidParams(f"{command}: expected [{{name}}]")
+    return name

@@ -53,7 +53,8 @@ ANSWERED = "$/handrail/answered"
 log = logging.getLogger(__name__)
 
 ASK_USER_METHOD = "handrail/askUser"
-PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD})
+ELICIT_METHOD = "handrail/elicit"  # an MCP server's form, for clients that show forms themselves
+PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD, ELICIT_METHOD})
 
 
 class HandrailProtocol(LanguageServerProtocol):
@@ -115,8 +116,8 @@ class HandrailProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
     def get_result_type(self, method: str) -> Any:  # type: ignore[override]  # pygls wraps its own in lru_cache
-        """Results of `handrail/askUser` stay plain dicts: their keys are question texts, which pygls's
-        namedtuples would rename."""
+        """Results of `handrail/askUser` and `handrail/elicit` stay plain dicts: their keys are question texts
+        and form fields, which pygls's namedtuples would rename."""
         if method in PLAIN_RESULT_METHODS:
             return types.ExecuteCommandResponse  # its `result` is LSPAny, which pygls leaves as JSON
         return super().get_result_type(method)
