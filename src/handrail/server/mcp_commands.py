@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.lsp.server import LanguageServer
 
 from handrail.server.command_names import (
     MCP_PROMPTS_COMMAND,
@@ -20,29 +21,33 @@ if TYPE_CHECKING:
 
 
 def register_mcp_commands(server: HandrailServer) -> None:
-    """Register the commands and the workspace-folder handler on `server`."""
+    """Register the commands and the workspace-folder handler on `server`.
+
+    The handlers use `server` itself: pygls resolves a handler's annotations at run time, and
+    `HandrailServer` is only imported for type checking here (app.py imports this module).
+    """
 
     @server.command(MCP_PROMPTS_COMMAND)
-    async def mcp_prompts(ls: HandrailServer, *args: Any) -> dict[str, Any]:
+    async def mcp_prompts(ls: LanguageServer, *args: Any) -> dict[str, Any]:
         from handrail.server.mcp_prompts import list_prompts
 
-        return await list_prompts(ls)
+        return await list_prompts(server)
 
     @server.command(RUN_MCP_PROMPT_COMMAND)
-    async def run_mcp_prompt(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        ls.protocol.track_current_request()  # a turn: $/cancelRequest stops it, as for handrail.ask
+    async def run_mcp_prompt(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        server.protocol.track_current_request()  # a turn: $/cancelRequest stops it, as for handrail.ask
         from handrail.server.mcp_prompts import run_prompt
 
-        return await run_prompt(ls, single_argument(args))
+        return await run_prompt(server, single_argument(args))
 
     @server.command(SIGN_IN_MCP_COMMAND)
-    async def sign_in(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        return await ls.mcp.sign_in(name_argument(SIGN_IN_MCP_COMMAND, args))
+    async def sign_in(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        return await server.mcp.sign_in(name_argument(SIGN_IN_MCP_COMMAND, args))
 
     @server.command(SIGN_OUT_MCP_COMMAND)
-    async def sign_out(ls: HandrailServer, *args: Any) -> dict[str, Any]:
-        return await ls.mcp.sign_out(name_argument(SIGN_OUT_MCP_COMMAND, args))
+    async def sign_out(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        return await server.mcp.sign_out(name_argument(SIGN_OUT_MCP_COMMAND, args))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def on_folders(ls: HandrailServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.mcp.roots_changed()  # pygls has updated ls.workspace already
+    def on_folders(ls: LanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        server.mcp.roots_changed()  # pygls has updated the workspace already
