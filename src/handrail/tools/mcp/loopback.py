@@ -46,7 +46,7 @@ class LoopbackListener:
     def __init__(self, server: asyncio.Server, port: int) -> None:
         self._server = server
         self.port = port
-        self._result: asyncio.Future[Redirect] = asyncio.get_running_loop().create_future()
+        self._arrived: asyncio.Queue[Redirect | SignInRefusedError] = asyncio.Queue()
 
     @classmethod
     async def open(cls, port: int = 0) -> LoopbackListener:
@@ -67,16 +67,17 @@ class LoopbackListener:
         return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
 
     async def wait(self) -> Redirect:
-        """The redirect's parameters (raises SignInRefusedError when the server sent an error)."""
-        return await asyncio.shield(self._result)
+        """The next redirect's parameters (raises SignInRefusedError when the server sent an error)."""
+        arrived = await self._arrived.get()
+        if isinstance(arrived, SignInRefusedError):
+            raise arrived
+        return arrived
 
     async def close(self) -> None:
         """Stop listening."""
         self._server.close()
         with contextlib.suppress(Exception):
             await self._server.wait_closed()
-        if not self._result.done():
-            self._result.cancel()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -96,15 +97,13 @@ class LoopbackListener:
                 writer.close()
 
     def _settle(self, query: dict[str, str]) -> bytes:
-        if self._result.done():
-            return _response("200 OK", _DONE_PAGE)
         if "error" in query:
             detail = query["error"] + (f": {query['error_description']}" if "error_description" in query else "")
-            self._result.set_exception(SignInRefusedError(detail))
+            self._arrived.put_nowait(SignInRefusedError(detail))
             return _response("400 Bad Request", _FAILED_PAGE.format(_escape(detail)))
         if not query.get("code"):
             return _response("400 Bad Request", _FAILED_PAGE.format("no authorization code"))
-        self._result.set_result(Redirect(query["code"], query.get("state"), query.get("iss")))
+        self._arrived.put_nowait(Redirect(query["code"], query.get("state"), query.get("iss")))
         return _response("200 OK", _DONE_PAGE)
 
 

@@ -176,20 +176,29 @@ async def revoke(file: SignInFile) -> str:
         for kind, token in (("refresh_token", tokens.refresh_token), ("access_token", tokens.access_token)):
             if not token:
                 continue
-            data = {"token": token, "token_type_hint": kind, "client_id": client.client_id}
-            headers: dict[str, str] = {}
-            if client.client_secret and client.token_endpoint_auth_method == "client_secret_basic":
-                pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
-                headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-                del data["client_id"]
-            elif client.client_secret:
-                data["client_secret"] = client.client_secret
             try:
-                response = await http.post(str(metadata.revocation_endpoint), data=data, headers=headers)
+                if await _revoke_one(http, str(metadata.revocation_endpoint), client, token, kind):
+                    revoked.append(kind.replace("_", " "))
             except httpx2.HTTPError as exc:
                 return f"revoking failed ({type(exc).__name__}); the tokens were forgotten here"
-            if response.status_code == 200:
-                revoked.append(kind.replace("_", " "))
     if not revoked:
         return "the authorization server refused to revoke the tokens; they were forgotten here"
     return f"revoked the {' and the '.join(revoked)} at {_origin(str(metadata.revocation_endpoint))}"
+
+
+async def _revoke_one(
+    http: httpx2.AsyncClient, endpoint: str, client: OAuthClientInformationFull, token: str, kind: str
+) -> bool:
+    """One RFC 7009 request, authenticated as the client registered; whether the server accepted it."""
+    data = {"token": token, "token_type_hint": kind, "client_id": client.client_id}
+    headers: dict[str, str] = {}
+    if client.client_secret and client.token_endpoint_auth_method == "client_secret_basic":
+        pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+    elif client.client_secret:
+        data["client_secret"] = client.client_secret
+    response = await http.post(endpoint, data=data, headers=headers)
+    if response.status_code == 400 and "client_secret" not in data:
+        # a public client has no secret, yet some servers (the MCP SDK's own) want the field present
+        response = await http.post(endpoint, data={**data, "client_secret": ""}, headers=headers)
+    return response.status_code == 200
