@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from pygls.exceptions import JsonRpcException
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
@@ -510,3 +511,13 @@ async def test_a_plain_client_fills_in_a_form_of_choices_with_message_requests(
     mcp_editor.answers.append("Decline")
     await mcp_editor.ask("order again")
     assert json.loads(result_text(tool_results(model.requests[3])[0]))["action"] == "decline"
+
+
+async def test_a_mentioned_resource_of_a_denied_server_is_refused(
+    mcp_editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    user_settings(workspace, {"mcpServers": {"fx": fixture_server()}, "permissions": {"deny": ["mcp__fx"]}})
+    await wait_state(mcp_editor, "fx", "running")
+    with pytest.raises(JsonRpcException, match="denied by a rule"):
+        await mcp_editor.ask("read @fx:fixture://readme")
+    assert model.requests == []  # nothing reached the model

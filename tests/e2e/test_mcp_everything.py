@@ -146,6 +146,24 @@ async def test_resource_templates_are_listed_and_text_blobs_decoded(everything: 
     assert "bytes not shown" not in result_text(blob)
 
 
+async def test_a_resource_mentioned_in_the_prompt_is_attached(everything: Editor, model: FakeModel) -> None:
+    listed = (await command(everything, "handrail.mcpResources"))["resources"]
+    mentions = {item["mention"] for item in listed}
+    assert "@everything:demo://resource/dynamic/blob/{resourceId}" in mentions  # a template, to fill in
+    assert any(m.startswith("@everything:demo://resource/static/document/") for m in mentions)
+    model.add(Reply.of(Text("seen")))
+    await everything.ask("summarize @everything:demo://resource/dynamic/blob/5, and mail me at a@everything:x")
+    blocks = user_blocks(model.requests[0])
+    assert blocks[0]["text"].startswith("summarize @everything:demo://resource/dynamic/blob/5")
+    attached = json.dumps(blocks[1:])
+    assert "The user attached the resource demo://resource/dynamic/blob/5 of the MCP server everything" in attached
+    assert "Resource 5: This is a base64 blob" in attached  # read and decoded
+    assert "everything:x" not in attached  # an address, not a mention
+    with pytest.raises(JsonRpcException, match="could not read it"):
+        await everything.ask("look at @everything:demo://resource/dynamic/text/0")
+    assert len(model.requests) == 1
+
+
 async def test_an_elicitation_is_answered_with_the_editors_form_and_checked(
     everything_rich: Editor, model: FakeModel
 ) -> None:

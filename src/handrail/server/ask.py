@@ -35,6 +35,7 @@ from handrail.server.usage import TurnUsage, price_book
 from handrail.server.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.live_pool import LiveToolPool
+from handrail.tools.mcp.mentions import MentionError, mentioned_content
 from handrail.tools.registry import assemble_tool_pool, simple_mode
 
 if TYPE_CHECKING:
@@ -93,6 +94,12 @@ async def _run_ask(
     await ls.mcp.offer_approvals(lambda message, actions: ask_with_message_request(ls, message, actions))
     await ls.mcp.wait_started(unapproved)  # approved just now: this turn has its tools
     ls.update_session_context(session)
+    try:  # `@server:uri`: resources the user attached
+        attached = await mentioned_content(params.prompt, ls.mcp.connections(), session.permission_context)
+    except MentionError as exc:
+        raise JsonRpcInvalidParams(f"handrail.ask: {exc}") from exc
+    if attached:
+        content = [*(content or [{"type": "text", "text": params.prompt}]), *attached]
     settings = await ls.agent_settings()
     token = await begin_progress(ls, "handrail")
     chat = ChatChannel(ls, session.id, token)

@@ -1,5 +1,5 @@
-"""The MCP commands beyond status, approval and restart: prompts, sign-in and sign-out; and the workspace-folder
-changes the MCP servers are told about (their roots)."""
+"""The MCP commands beyond status, approval and restart: prompts, resources to mention, sign-in and sign-out;
+and the workspace-folder changes the MCP servers are told about (their roots)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pygls.lsp.server import LanguageServer
 
 from handrail.server.command_names import (
     MCP_PROMPTS_COMMAND,
+    MCP_RESOURCES_COMMAND,
     RUN_MCP_PROMPT_COMMAND,
     SIGN_IN_MCP_COMMAND,
     SIGN_OUT_MCP_COMMAND,
@@ -32,6 +33,12 @@ def register_mcp_commands(server: HandrailServer) -> None:
         from handrail.server.mcp_prompts import list_prompts
 
         return await list_prompts(server)
+
+    @server.command(MCP_RESOURCES_COMMAND)
+    async def mcp_resources(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+        from handrail.tools.mcp.mentions import mentionable
+
+        return {"resources": await mentionable(server.mcp.connections())}
 
     @server.command(RUN_MCP_PROMPT_COMMAND)
     async def run_mcp_prompt(ls: LanguageServer, *args: Any) -> dict[str, Any]:

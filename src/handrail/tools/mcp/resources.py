@@ -11,7 +11,7 @@ and reads the URI). What a server marks for the user's audience only is not show
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -160,17 +160,22 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
     )
 
 
+def resource_blocks(contents: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A read resource's contents as content blocks for the model (text blobs decoded; the user's parts left out)."""
+    kept, left_out = for_the_model(contents)
+    blocks = [content_block({"type": "resource", "resource": item}) for item in kept]
+    if left_out:
+        blocks.append({"type": "text", "text": f"[{left_out} part(s) meant for the user only were not shown]"})
+    return blocks
+
+
 def read_resource_tool(connections: Connections) -> Tool[ReadInput]:
     """ReadMcpResource over the servers `connections` returns."""
 
     async def call(value: ReadInput, ctx: ToolUseContext) -> ToolResult:
         connection = _connection(connections, value.server)
         contents = await _guarded(value.server, connection.read_resource(value.uri))
-        kept, left_out = for_the_model(contents)
-        blocks = [content_block({"type": "resource", "resource": item}) for item in kept]
-        if left_out:
-            blocks.append({"type": "text", "text": f"[{left_out} part(s) meant for the user only were not shown]"})
-        return ToolResult(blocks)
+        return ToolResult(resource_blocks(contents))
 
     async def check(value: ReadInput, ctx: ToolUseContext) -> PermissionCheck:
         return servers_check([value.server], ctx)
