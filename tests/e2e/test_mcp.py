@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
@@ -521,3 +522,23 @@ async def test_a_mentioned_resource_of_a_denied_server_is_refused(
     with pytest.raises(JsonRpcException, match="denied by a rule"):
         await mcp_editor.ask("read @fx:fixture://readme")
     assert model.requests == []  # nothing reached the model
+
+
+async def test_roots_are_the_workspace_folders_and_follow_their_changes(
+    mcp_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    fx = fixture_server("--handshake")  # the 2025 era, where a server may ask the client for its roots
+    user_settings(workspace, {"mcpServers": {"fx": fx}, "permissions": {"allow": ["mcp__fx"]}})
+    await wait_state(mcp_editor, "fx", "running")
+    model.add(Reply.of(ToolUse("mcp__fx__roots", {})), Reply.of(Text("ok")))
+    first = await mcp_editor.ask("roots")
+    assert json.loads(result_text(tool_results(model.requests[1])[0])) == [workspace.as_uri()]
+    other = tmp_path / "other"
+    other.mkdir()
+    added = types.WorkspaceFolder(uri=other.as_uri(), name="other")
+    mcp_editor.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(added=[added], removed=[]))
+    )
+    model.add(Reply.of(ToolUse("mcp__fx__roots", {})), Reply.of(Text("ok")))
+    await mcp_editor.ask("roots again", session_id=first["sessionId"])
+    assert set(json.loads(result_text(tool_results(model.requests[3])[0]))) == {workspace.as_uri(), other.as_uri()}
