@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install handrail with its test tools into .venv (if needed) and run lint, type checks and the tests.
+# Install handrail with its test tools into .venv (if needed) and run lint, type checks, the layer
+# contract and the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
@@ -9,6 +10,7 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
 .venv/bin/ruff check src tests
 .venv/bin/mypy
+.venv/bin/lint-imports  # the layers of pyproject.toml's [tool.importlinter]: lsp -> agent -> tools -> permissions
 .venv/bin/pytest "$@"
 # The VS Code extension (type check, lint, unit tests, the real server through the extension's protocol
 # handlers, the chat webview in headless Chromium) when Node is installed; HANDRAIL_SKIP_VSCODE=1 skips it.

@@ -21,7 +21,7 @@ def protect_stdout() -> BinaryIO:
 
 
 def _serve(tcp: str | None) -> int:
-    from handrail.server.app import create_server
+    from handrail.lsp.app import create_server
 
     server = create_server()
     if tcp:

@@ -26,10 +26,12 @@ BENCHMARKS: dict[str, list[str]] = {
     "bench_file_tools": [],
     "bench_session": [],
     "bench_bounds": [],
+    "bench_monorepo": [],
 }
 QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100", "--context-window", "20000"],
                                "bench_file_tools": ["--files", "5000", "--megabytes", "50"],
-                               "bench_bounds": ["--megabytes", "20", "--hook-megabytes", "50"]}
+                               "bench_bounds": ["--megabytes", "20", "--hook-megabytes", "50"],
+                               "bench_monorepo": ["--files", "20000"]}
 HEADER = ("measurement", "handrail", "side by side", "ratio", "target", "")
 
 

@@ -24,7 +24,7 @@ from handrail.permissions.bash import analyse
 from handrail.permissions.bash.parse import _parser
 from tests.bench.report import row as report_row
 
-CORPUS = Path(__file__).resolve().parents[1] / "permissions_bash" / "corpus.jsonl"
+CORPUS = Path(__file__).resolve().parents[1] / "permissions" / "bash" / "corpus.jsonl"
 ROUNDS = 25
 TARGET_MS = 1.0
 

@@ -26,7 +26,7 @@ from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule
 from handrail.tools.builtin.bash_permissions import command_check
 
-CORPUS = Path(__file__).resolve().parents[1] / "permissions_bash" / "corpus.jsonl"
+CORPUS = Path(__file__).resolve().parents[1] / "permissions" / "bash" / "corpus.jsonl"
 ROUNDS = 9
 ROOT = Path("/work/proj")
 

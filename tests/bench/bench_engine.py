@@ -26,10 +26,10 @@ from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.execution import ToolUse, run_tool_use
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import DiskFileSystem
-from handrail.tools.orchestration import run_tools
 from handrail.tools.protocol import ToolResult, build_tool
 from handrail.tools.registry import all_base_tools
 from tests.bench.report import row
+from tests.tools.support import run_tools
 
 CALLS = 20_000
 ROUNDS = 5

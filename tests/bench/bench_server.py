@@ -39,9 +39,9 @@ from typing import IO, Any
 from lsprotocol import types
 from pygls.workspace import Workspace
 
+from handrail.agent.compaction import CLEARED, COMPACT_AT, SUMMARY_REQUEST
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse, request_tokens
-from handrail.server.compaction import CLEARED, COMPACT_AT, SUMMARY_REQUEST
-from handrail.server.documents import BlockWorkspace
+from handrail.lsp.documents import BlockWorkspace
 from handrail.tools.builtin import READ
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.file_state import FileStateCache

@@ -24,7 +24,7 @@ from pygls.workspace.position_codec import PositionCodec
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
-from handrail.server.lsp_values import to_plain
+from handrail.lsp.lsp_values import to_plain
 
 WORKSPACE_ALWAYS = "Always allow … in this workspace"  # an answer that picks the workspace-wide "always"
 
@@ -61,6 +61,8 @@ class Editor:
     after_edit: Callable[[TextDocument], None] | None = None  # e.g. a language server's diagnostics
     elicit_answers: deque[dict[str, Any] | None] = field(default_factory=deque)  # handrail/elicit results
     elicitations: list[dict[str, Any]] = field(default_factory=list)  # the handrail/elicit requests seen
+    registrations: list[types.Registration] = field(default_factory=list)  # client/registerCapability
+    registered: asyncio.Event = field(default_factory=asyncio.Event)
 
     def uri(self, path: Path) -> str:
         """The URI the editor uses for `path`."""
@@ -177,8 +179,13 @@ class Editor:
         return [event["kind"] for event in self.chat]
 
 
-def capabilities(*, rich: bool, save: bool, extra: dict[str, Any] | None = None) -> types.ClientCapabilities:
-    """Capabilities of a VS Code-like client, with or without handrail's extensions (`extra` adds flags)."""
+def capabilities(
+    *, rich: bool, save: bool, extra: dict[str, Any] | None = None, watchers: bool = False
+) -> types.ClientCapabilities:
+    """Capabilities of a VS Code-like client, with or without handrail's extensions (`extra` adds flags).
+
+    `watchers`: the client registers file watchers dynamically (workspace/didChangeWatchedFiles).
+    """
     experimental: dict[str, Any] = {"handrail": {"permissionRequest": rich, "saveDocument": save, **(extra or {})}}
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(
@@ -187,6 +194,9 @@ def capabilities(*, rich: bool, save: bool, extra: dict[str, Any] | None = None)
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
             configuration=True,
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+            if watchers
+            else None,
             workspace_edit=types.WorkspaceEditClientCapabilities(
                 document_changes=True, resource_operations=[types.ResourceOperationKind.Create]
             ),
@@ -204,8 +214,9 @@ async def start_editor(
     save: bool = True,
     init_options: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
+    watchers: bool = False,
 ) -> Editor:
-    """Launch `handrail lsp` and initialize a session rooted at `root`."""
+    """Launch `handrail lsp` and initialize a session rooted at `root` (`watchers`: see `capabilities`)."""
     client = make_test_lsp_client()
     editor = Editor(client=client, root=root)
 
@@ -251,6 +262,10 @@ async def start_editor(
         editor.elicitations.append(to_plain(params))
         await editor.prompt_shown()
         return editor.elicit_answers.popleft() if editor.elicit_answers else None
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: types.RegistrationParams) -> None:
+        editor.registrations.extend(params.registrations)
+        editor.registered.set()
 
     @client.feature("handrail/chat")
     def _chat(params: Any) -> None:
@@ -260,7 +275,7 @@ async def start_editor(
     await client.start_io(*handrail_command(), env=env, cwd=str(root))
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(rich=rich, save=save, extra=extra),
+            capabilities=capabilities(rich=rich, save=save, extra=extra, watchers=watchers),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             initialization_options=init_options,

@@ -10,7 +10,7 @@ from typing import Any
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import Editor, server_env, start_editor, tool_results
-from tests.tools.test_bash import gone
+from tests.tools.builtin.test_bash import gone
 
 ALLOW_ONCE = "Allow once"
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from handrail.agent.agent_loop import TOO_LONG_REASON
+from handrail.agent.compaction import CLEARED, SUMMARY_PREFIX, SUMMARY_REQUEST
 from handrail.fake_model import FakeModel, HttpError, Reply, Text, ToolUse, counted, request_tokens
-from handrail.server.agent_loop import TOO_LONG_REASON
-from handrail.server.compaction import CLEARED, SUMMARY_PREFIX, SUMMARY_REQUEST
 from handrail.tools.results import result_text
 from tests.e2e.editor import Editor
 

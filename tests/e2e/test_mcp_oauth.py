@@ -74,7 +74,7 @@ async def test_sign_in_through_the_browser_refresh_and_sign_out(
     await browse(opened.uri)
     status = await wait_state(editor, "remote", "running")
     assert status["tools"] == ["mcp__remote__whoami"]
-    assert any("Signed in to the MCP server 'remote'" in m.message for m in editor.client.messages)
+    assert any("Signed in to the MCP server 'remote'" in m.message for m in editor.client.log_messages)
 
     file = sign_in_path(workspace.parent / "state", "remote", protected)
     assert stat.S_IMODE(file.stat().st_mode) == 0o600 and stat.S_IMODE(file.parent.stat().st_mode) == 0o700

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from handrail.agent.agent_loop import MAX_TOKENS_NOTE
 from handrail.fake_model import Drop, FakeModel, Hold, HttpError, Malformed, Reply, StreamError, Text, ToolUse
-from handrail.server.agent_loop import MAX_TOKENS_NOTE
 from handrail.tools.results import result_text
 from tests.e2e.conftest import _editor
 from tests.e2e.editor import Editor, tool_results

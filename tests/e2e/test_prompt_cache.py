@@ -12,8 +12,8 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
+from handrail.agent.compaction import CLEARED, SUMMARY_PREFIX, SUMMARY_REQUEST
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse, billed_input, ideal_usage, request_tokens
-from handrail.server.compaction import CLEARED, SUMMARY_PREFIX, SUMMARY_REQUEST
 from handrail.tools.results import result_text
 from tests.e2e.coding_session import EDIT_RULES, run_session, write_workspace
 from tests.e2e.editor import Editor, server_env, start_editor

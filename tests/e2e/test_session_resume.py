@@ -10,8 +10,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from handrail.agent.transcript import INTERRUPTED_NOTE
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
-from handrail.server.transcript import INTERRUPTED_NOTE
 from handrail.tools.results import result_text
 from tests.e2e.editor import Editor, server_env, start_editor
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from handrail.agent.agent_loop import INTERRUPTED
 from handrail.fake_model import Drop, FakeModel, Hold, Reply, Text, Thinking, ToolUse, counted
-from handrail.server.agent_loop import INTERRUPTED
 from tests.e2e.editor import Editor
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
@@ -114,3 +115,66 @@ async def test_instructions_a_call_of_the_message_wrote_join_after_it(
     await editor.ask("write the package's instructions")
     reminders = [b for b in model.requests[1]["messages"][-1]["content"] if "pkg uses tabs." in b.get("text", "")]
     assert len(reminders) == 1 and reminders[0]["text"].startswith("<system-reminder>")
+
+
+def _deny(workspace: Path, *rules: str) -> None:
+    settings = workspace / ".handrail" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"permissions": {"deny": list(rules)}}))
+
+
+async def test_instruction_files_that_lead_out_of_the_workspace_are_not_read(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    # an untrusted clone that links its instruction files to the user's secrets and the server's environment
+    outside = workspace.parent / "outside"
+    outside.mkdir()
+    (outside / "credentials").write_text("aws_secret_access_key = SECRET-FROM-HOME\n")
+    (workspace / "CLAUDE.md").symlink_to(outside / "credentials")
+    (workspace / "AGENTS.md").write_text("Root agents file: kept.\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "team.md").write_text("Linked inside the workspace: kept.\n")
+    (workspace / ".handrail").mkdir()
+    (workspace / ".handrail" / "instructions.md").symlink_to(workspace / "docs" / "team.md")
+    sub = workspace / "sub"
+    sub.mkdir()
+    (sub / "AGENTS.md").symlink_to("/proc/self/environ")
+    (sub / "CLAUDE.md").symlink_to(outside)  # a folder: never read either
+    (sub / "mod.py").write_text("x = 1\n")
+    model.add(Reply.of(ToolUse("Read", {"file_path": str(sub / "mod.py")})), Reply.of(Text("read it")))
+    await editor.ask("read the module")
+
+    first, second = model.requests
+    prompt = system_text(first)
+    assert "Root agents file: kept." in prompt and "Linked inside the workspace: kept." in prompt
+    assert "x = 1" in json.dumps(second["messages"][-1])  # the Read reached sub/, where AGENTS.md leads out
+    everything = json.dumps(model.requests)
+    assert "SECRET-FROM-HOME" not in everything
+    assert "ANTHROPIC_API_KEY" not in everything and "test-key" not in everything
+    assert "HANDRAIL_STATE_DIR" not in everything
+
+
+async def test_instruction_files_a_deny_rule_covers_are_not_read(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    _deny(workspace, "Read(./CLAUDE.md)", "Read(./pkg/**)")
+    (workspace / "CLAUDE.md").write_text("DENIED ROOT INSTRUCTIONS\n")
+    (workspace / "AGENTS.md").write_text("Allowed root instructions.\n")
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "AGENTS.md").write_text("DENIED NESTED INSTRUCTIONS\n")
+    (workspace / "lib").mkdir()
+    (workspace / "lib" / "AGENTS.md").write_text("Allowed nested instructions.\n")
+    (workspace / "lib" / "m.py").write_text("y = 2\n")
+    model.add(
+        Reply.of(
+            ToolUse("Glob", {"pattern": "*", "path": str(workspace / "pkg")}),
+            ToolUse("Read", {"file_path": str(workspace / "lib" / "m.py")}),
+        ),
+        Reply.of(Text("done")),
+    )
+    await editor.ask("look around")
+
+    first, second = model.requests
+    assert "Allowed root instructions." in system_text(first)
+    assert "Allowed nested instructions." in json.dumps(second["messages"])
+    assert "DENIED" not in json.dumps(model.requests)

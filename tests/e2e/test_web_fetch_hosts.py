@@ -242,3 +242,39 @@ async def test_a_redirect_to_a_name_on_this_machine_is_not_followed(
     (block,) = tool_results(model.requests[1])
     text = result_text(block)
     assert "REDIRECT DETECTED" in text and "intranet.test (127.0.0.1) is a loopback address" in text
+
+
+# ---------------------------------------------------------------- through a proxy
+
+
+async def test_a_proxy_named_by_the_environment_fetches_what_this_machine_cannot_resolve(
+    model: FakeModel, workspace: Path
+) -> None:
+    """Behind a proxy, names are the proxy's to resolve (here `docs.example.test` resolves nowhere): the call is
+    decided on the canonical host as always, and the connection goes to the proxy `HTTPS_PROXY` names, asking it
+    for that host (this proxy then refuses the tunnel: nothing here serves TLS for that name)."""
+    asked: list[str] = []
+
+    class Proxy(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            asked.append(self.path)
+            self.send_response(502)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    _user_settings(workspace, {"allow": ["WebFetch(domain:docs.example.test)"]})
+    with serve_http(Proxy) as proxy:
+        env = server_env(model.base_url, workspace.parent / "state")
+        env.update({"HTTPS_PROXY": proxy, "NO_PROXY": "127.0.0.1,localhost"})
+        editor = await start_editor(workspace, env)
+        try:
+            model.add(_fetches("http://DOCS.example.test./guide"), Reply.of(Text("done")))
+            await editor.ask("fetch")
+        finally:
+            await editor.client.shutdown_session()
+            await editor.client.stop()
+    (block,) = tool_results(model.requests[1])
+    assert "could not be resolved" not in result_text(block)
+    assert asked == ["docs.example.test:443"] and editor.prompts == []

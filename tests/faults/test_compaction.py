@@ -7,8 +7,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from handrail.fake_model import validate_request
-from handrail.server.compaction import (
+from handrail.agent.compaction import (
     CLEARED,
     clear_old_tool_results,
     cleared_enough,
@@ -16,6 +15,7 @@ from handrail.server.compaction import (
     is_prompt_too_long,
     needs_compaction,
 )
+from handrail.fake_model import validate_request
 
 
 def _history(results: list[str]) -> list[dict[str, Any]]:

@@ -18,9 +18,9 @@ from lsprotocol import types
 from lsprotocol.types import PositionEncodingKind
 from pygls.workspace import PositionCodec
 
-from handrail.server.app import HandrailServer, create_server
-from handrail.server.documents import BlockDocument
-from handrail.server.positions import position_at
+from handrail.lsp.app import HandrailServer, create_server
+from handrail.lsp.documents import BlockDocument
+from handrail.lsp.positions import position_at
 
 ALPHABET = st.sampled_from(["a", "b", " ", "é", "😀", "\n", "\r\n", "\r", "\t", "\f", "\u2028", "\x85", "\x1c"])
 TEXTS = st.lists(ALPHABET, max_size=30).map("".join)

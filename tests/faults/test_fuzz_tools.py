@@ -24,7 +24,7 @@ from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOpti
 from handrail.tools.execution import ToolUse
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import DiskFileSystem
-from handrail.tools.registry import all_base_tools, tool_definitions
+from handrail.tools.registry import all_base_tools
 from handrail.tools.streaming_executor import StreamingToolExecutor
 from tests.faults.schema_strategies import from_schema, json_values
 from tests.tools.support import ProgressRecorder
@@ -99,7 +99,7 @@ def _commands(sentinel: Path) -> st.SearchStrategy[str]:
 def _calls(root: Path, sentinel: Path) -> st.SearchStrategy[list[tuple[str, Any]]]:
     overrides = {name: _paths(root, sentinel) for name in PATH_FIELDS} | {"command": _commands(sentinel)}
     by_schema = [
-        st.tuples(st.just(d["name"]), from_schema(d["input_schema"], overrides)) for d in tool_definitions(TOOLS)
+        st.tuples(st.just(tool.name), from_schema(tool.definition()["input_schema"], overrides)) for tool in TOOLS
     ]
     names = st.sampled_from([t.name for t in TOOLS]) | st.text(max_size=12)
     random = st.tuples(names, json_values())

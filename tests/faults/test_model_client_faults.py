@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import anthropic
 import pytest
 
+from handrail.agent.model_client import ModelClient, ModelSettings, StreamFault, is_retryable
 from handrail.fake_model import FakeModel, Hold, Malformed, Reply, Text
-from handrail.server.model_client import ModelClient, ModelSettings, StreamFault, is_retryable
 
 HELLO = [{"role": "user", "content": "hi"}]
 

@@ -6,7 +6,7 @@ import anthropic
 import httpx2
 import pytest
 
-from handrail.server.model_client import ModelClient, ModelSettings, StreamFault, is_retryable, retry_after_seconds
+from handrail.agent.model_client import ModelClient, ModelSettings, StreamFault, is_retryable, retry_after_seconds
 
 
 def _rate_limited(headers: dict[str, str]) -> anthropic.RateLimitError:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from handrail.agent.agent_loop import add_user_content
+from handrail.agent.persistence import SessionArchive
+from handrail.agent.retention import remove_old_session_files
+from handrail.agent.session import Session
+from handrail.agent.transcript import INTERRUPTED_NOTE, Transcript, load_transcript
 from handrail.fake_model import validate_request
 from handrail.permissions.context import PermissionContext
-from handrail.server.agent_loop import add_user_content
-from handrail.server.persistence import SessionArchive
-from handrail.server.retention import remove_old_session_files
-from handrail.server.session import Session
-from handrail.server.transcript import INTERRUPTED_NOTE, Transcript, load_transcript
 
 
 def _save(transcript: Transcript, messages: list[dict[str, Any]]) -> None:

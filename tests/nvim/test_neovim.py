@@ -521,10 +521,12 @@ def test_plugin_prompt_leads_with_the_command_and_adds_every_rule(
     first = "mkdir made && touch made/x"
     model.add(
         Reply.of(ToolUse("Bash", {"command": first, "description": "Push the docs"})),
-        Reply.of(ToolUse("Bash", {"command": "mkdir again && touch again/y"})),  # both rules together allow it
+        # both rules together allow it: a Bash command is decided by what it writes
+        Reply.of(ToolUse("Bash", {"command": "mkdir -p made && touch made/x"})),
         Reply.of(Text("Done.")),
     )
-    always = "Always allow Bash(mkdir:*), Bash(touch:*)"
+    made = workspace.resolve() / "made"
+    always = f"Always allow Edit(/{made}), Edit(/{made}/x)"
     run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Make folders", ANSWER=always)
     with run.explained():
         assert run.ok
@@ -533,7 +535,7 @@ def test_plugin_prompt_leads_with_the_command_and_adds_every_rule(
         assert select["labels"] == ["Allow once", always, "Deny", "Deny with feedback…"]
         assert select["floats"] == []  # the question shows the whole command
         (second,) = tool_results(model.requests[2])
-        assert not second.get("is_error") and (workspace / "again" / "y").exists()
+        assert not second.get("is_error") and (made / "x").exists()
 
 
 def test_plugin_prompt_escapes_hidden_characters_and_shows_a_long_command_whole(

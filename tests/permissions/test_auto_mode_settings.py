@@ -12,6 +12,7 @@ from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.sources import SourceName, load_sources, local_settings_path, project_settings_path
 from handrail.permissions.trust import Approvals
+from tests.permissions.support import trusting
 
 AUTO = {"permissions": {"defaultMode": "auto"}}
 
@@ -23,7 +24,7 @@ def test_workspace_files_cannot_turn_auto_mode_on_even_approved(tmp_path: Path, 
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(AUTO))
     loaded = load_sources((ws,), policy_path=None, user_path=tmp_path / "none.json")
-    approvals = Approvals().with_trusted(ws).approve(loaded.of(source)[0])
+    approvals = trusting(ws).approve(loaded.of(source)[0])
     context = build_context(loaded, approvals, workspace_roots=(ws,))
     assert context.mode == "default"
     (inactive,) = context.inactive_settings
@@ -38,7 +39,7 @@ def test_a_workspace_auto_does_not_hide_the_users_mode(tmp_path: Path) -> None:
     user = tmp_path / "user.json"
     user.write_text(json.dumps({"permissions": {"defaultMode": "acceptEdits"}}))
     loaded = load_sources((ws,), policy_path=None, user_path=user)
-    context = build_context(loaded, Approvals().with_trusted(ws), workspace_roots=(ws,))
+    context = build_context(loaded, trusting(ws), workspace_roots=(ws,))
     assert context.mode == "acceptEdits"
 
 

@@ -11,7 +11,6 @@ from handrail.permissions.rules import (
     RuleError,
     parse_rule,
     rule_covers_tool,
-    rule_matches,
     rule_matches_call,
 )
 
@@ -103,7 +102,7 @@ def test_malformed_rules_are_reported_not_raised(text: str, message: str, positi
     ],
 )
 def test_bash_allow_matching(spec: str, command: str, expected: bool) -> None:
-    assert rule_matches(PermissionRule("Bash", spec), "Bash", command) is expected
+    assert rule_matches_call(PermissionRule("Bash", spec), "Bash", command) is expected
 
 
 @pytest.mark.parametrize(
@@ -160,7 +159,7 @@ def test_bash_allow_is_judged_by_the_analyser(spec: str, command: str, expected:
     ],
 )
 def test_webfetch_domains(spec: str, url: str, expected: bool) -> None:
-    assert rule_matches(PermissionRule("WebFetch", spec), "WebFetch", url) is expected
+    assert rule_matches_call(PermissionRule("WebFetch", spec), "WebFetch", url) is expected
 
 
 @pytest.mark.parametrize(
@@ -184,11 +183,11 @@ def test_tool_coverage(rule: str, tool: str, expected: bool) -> None:
     parsed = parse_rule(rule)
     assert isinstance(parsed, PermissionRule)
     assert rule_covers_tool(parsed.tool, tool) is expected
-    assert rule_matches(parsed, tool, None) is expected
+    assert rule_matches_call(parsed, tool, None) is expected
 
 
 def test_other_tools_match_exact_content() -> None:
     rule = PermissionRule("Task", "explore")
-    assert rule_matches(rule, "Task", "explore")
-    assert not rule_matches(rule, "Task", "explorer")
-    assert not rule_matches(rule, "Task", None)
+    assert rule_matches_call(rule, "Task", "explore")
+    assert not rule_matches_call(rule, "Task", "explorer")
+    assert not rule_matches_call(rule, "Task", None)

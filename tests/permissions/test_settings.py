@@ -17,10 +17,9 @@ from handrail.permissions.sources import (
     load_sources,
     local_settings_path,
     project_settings_path,
-    session_source,
     user_settings_path,
 )
-from handrail.permissions.trust import Approvals
+from tests.permissions.support import session_source, trusting
 
 
 def _write(path: Path, data: Any) -> Path:
@@ -151,7 +150,7 @@ def test_sources_come_in_precedence_order_and_rules_know_their_source(tmp_path: 
     (project_rule,) = loaded.of("project")[0].rules("deny")
     assert project_rule == PermissionRule("Edit", "/secret/**", "project", ws)
     assert loaded.of("user")[0].rules("allow")[0].source == "user"
-    context = build_context(loaded, Approvals().with_trusted(ws), workspace_roots=(ws,))
+    context = build_context(loaded, trusting(ws), workspace_roots=(ws,))
     assert {str(r) for r in context.allow} == {"Bash(ls)", "Read", "Bash(pwd)"}
     assert {(str(r), r.source) for r in context.deny} == {("Bash(curl:*)", "policy"), ("Edit(/secret/**)", "project")}
 
@@ -170,7 +169,7 @@ def test_sources_come_in_precedence_order_and_rules_know_their_source(tmp_path: 
 def test_scalar_precedence(tmp_path: Path, files: dict[str, Any], expected: str) -> None:
     loaded = _load(tmp_path, **files)
     ws = tmp_path / "ws"
-    approvals = Approvals().with_trusted(ws)
+    approvals = trusting(ws)
     for source in (*loaded.of("project"), *loaded.of("local")):
         approvals = approvals.approve(source)
     assert build_context(loaded, approvals, workspace_roots=(ws,)).mode == expected
@@ -185,6 +184,6 @@ def test_problems_of_all_sources_are_collected(tmp_path: Path) -> None:
 def test_additional_directories_are_relative_to_the_source_root(tmp_path: Path) -> None:
     loaded = _load(tmp_path, local={"permissions": {"additionalDirectories": ["../lib", "/abs"]}})
     ws = tmp_path / "ws"
-    context = build_context(loaded, Approvals().with_trusted(ws).approve(loaded.of("local")[0]), workspace_roots=(ws,))
+    context = build_context(loaded, trusting(ws).approve(loaded.of("local")[0]), workspace_roots=(ws,))
     assert context.additional_directories == (ws / ".." / "lib", Path("/abs"))
     assert context.working_directories == (ws, ws / ".." / "lib", Path("/abs"))

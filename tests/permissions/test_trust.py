@@ -22,6 +22,7 @@ from handrail.permissions.trust import (
     save_approvals,
     with_rules_written,
 )
+from tests.permissions.support import trusting
 
 PROJECT = {
     "permissions": {
@@ -68,7 +69,7 @@ def test_a_local_file_that_came_with_the_checkout_needs_approval_too(tmp_path: P
     ws, loaded = _setup(tmp_path, project={}, local=local)
     context = build_context(loaded, Approvals(), workspace_roots=(ws,))
     assert _bash(context, "rm x") == "deny" and _bash(context, "ls") == "ask"
-    trusted = Approvals().with_trusted(ws)
+    trusted = trusting(ws)
     context = build_context(loaded, trusted, workspace_roots=(ws,))
     assert context.allow == () and context.mode == "default" and _bash(context, "rm x") == "deny"
     assert context.inactive_rules[0].reason == "inactive: .handrail/settings.local.json has not been approved yet"
@@ -82,7 +83,7 @@ def test_a_local_file_that_came_with_the_checkout_needs_approval_too(tmp_path: P
 
 def test_trusted_but_unapproved_loosens_nothing(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
-    approvals = Approvals().with_trusted(ws)
+    approvals = trusting(ws)
     context = build_context(loaded, approvals, workspace_roots=(ws,))
     assert _bash(context, "make all") == "ask" and _bash(context, "curl x") == "deny"
     assert _bash(context, "git push origin") == "ask"
@@ -98,13 +99,13 @@ def test_trusted_but_unapproved_loosens_nothing(tmp_path: Path) -> None:
 def test_stricter_modes_apply_at_once(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path, project={"permissions": {"defaultMode": "plan"}})
     assert build_context(loaded, Approvals(), workspace_roots=(ws,)).mode == "plan"
-    assert pending(loaded.of("project")[0], Approvals().with_trusted(ws)) == ()
+    assert pending(loaded.of("project")[0], trusting(ws)) == ()
 
 
 def test_unknown_keys_are_held_back_until_approved(tmp_path: Path) -> None:
     project = {"$schema": "https://x", "env": {"PATH": "/evil"}, "permissions": {"futureGrant": ["everything"]}}
     ws, loaded = _setup(tmp_path, project=project)
-    trusted = Approvals().with_trusted(ws)
+    trusted = trusting(ws)
     (source,) = loaded.of("project")
     assert [item.shown for item in pending(source, trusted)] == [
         'permissions.futureGrant: ["everything"]', 'env: {"PATH": "/evil"}',
@@ -116,7 +117,7 @@ def test_unknown_keys_are_held_back_until_approved(tmp_path: Path) -> None:
 
 def test_items_are_approved_one_by_one(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
-    trusted = Approvals().with_trusted(ws)
+    trusted = trusting(ws)
     (source,) = loaded.of("project")
     items = loosenings(source)
     make = next(i for i in items if i.kind == "allow")
@@ -134,7 +135,7 @@ def test_items_are_approved_one_by_one(tmp_path: Path) -> None:
 
 def test_writing_a_rule_approves_that_rule_alone(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
-    trusted = Approvals().with_trusted(ws)
+    trusted = trusting(ws)
     (before,) = loaded.of("project")
     written = with_rules_written(trusted, before, ["Bash(npm test:*)"])
     changed = {**PROJECT, "permissions": {**PROJECT["permissions"], "allow": ["Bash(make:*)", "Bash(npm test:*)"]}}  # type: ignore[dict-item]
@@ -153,7 +154,7 @@ def test_writing_a_rule_approves_that_rule_alone(tmp_path: Path) -> None:
 def test_belief_keeps_only_what_tightens_and_what_was_approved(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
     (source,) = loaded.of("project")
-    belief = believe(source, Approvals().with_trusted(ws))
+    belief = believe(source, trusting(ws))
     permissions = belief.source.settings.permissions
     assert permissions.deny == ("Bash(curl:*)",) and permissions.ask == ("Bash(git push:*)",)
     assert permissions.allow == () and permissions.default_mode is None and permissions.additional_directories == ()
@@ -162,7 +163,7 @@ def test_belief_keeps_only_what_tightens_and_what_was_approved(tmp_path: Path) -
 
 def test_approved_project_applies(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
-    approvals = Approvals().with_trusted(ws).approve(loaded.of("project")[0])
+    approvals = trusting(ws).approve(loaded.of("project")[0])
     context = build_context(loaded, approvals, workspace_roots=(ws,))
     assert _bash(context, "make all") == "allow"
     assert context.inactive_rules == () and context.inactive_settings == ()
@@ -173,7 +174,7 @@ def test_approved_project_applies(tmp_path: Path) -> None:
 
 def test_changed_after_approval_falls_back(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path)
-    approvals = Approvals().with_trusted(ws).approve(loaded.of("project")[0])
+    approvals = trusting(ws).approve(loaded.of("project")[0])
     changed = {**PROJECT, "permissions": {**PROJECT["permissions"], "allow": ["Bash"]}}  # type: ignore[dict-item]
     ws, reloaded = _setup(tmp_path, project=changed)
     context = build_context(reloaded, approvals, workspace_roots=(ws,))
@@ -188,7 +189,7 @@ def test_changed_after_approval_falls_back(tmp_path: Path) -> None:
 
 def test_project_cannot_choose_bypass_unless_approved(tmp_path: Path) -> None:
     ws, loaded = _setup(tmp_path, project={"permissions": {"defaultMode": "bypassPermissions"}})
-    trusted = Approvals().with_trusted(ws)
+    trusted = trusting(ws)
     assert build_context(loaded, Approvals(), workspace_roots=(ws,)).mode == "default"
     context = build_context(loaded, trusted, workspace_roots=(ws,))
     assert context.mode == "default" and context.inactive_settings[0].key == "defaultMode"
@@ -203,7 +204,7 @@ def test_policy_disables_bypass(tmp_path: Path) -> None:
     policy = tmp_path / "managed.json"
     policy.write_text(json.dumps({"permissions": {"disableBypassPermissionsMode": "disable"}}))
     loaded = load_sources((ws,), policy_path=policy, user_path=tmp_path / "none.json")
-    approvals = Approvals().with_trusted(ws).approve(loaded.of("project")[0])
+    approvals = trusting(ws).approve(loaded.of("project")[0])
     context = build_context(loaded, approvals, workspace_roots=(ws,))
     assert context.mode == "default" and context.bypass_disabled
     assert "disabled by policy" in context.inactive_settings[0].reason
@@ -213,12 +214,11 @@ def test_approvals_store_round_trip(tmp_path: Path) -> None:
     path = approvals_path({"XDG_STATE_HOME": str(tmp_path / "state")})
     assert path == tmp_path / "state" / "handrail" / "approvals.json"
     assert load_approvals(path) == (Approvals(), ())
-    approvals = Approvals().with_trusted(tmp_path).with_approval(tmp_path / "s.json", "ab" * 32)
+    approvals = trusting(tmp_path).with_approval(tmp_path / "s.json", "ab" * 32)
     save_approvals(path, approvals)
     loaded, problems = load_approvals(path)
     assert problems == () and loaded.is_trusted(tmp_path)
     assert loaded.approved_digest(tmp_path / "s.json") == "ab" * 32
-    assert not loaded.with_trusted(tmp_path, trusted=False).is_trusted(tmp_path)
     assert [p.name for p in path.parent.iterdir()] == ["approvals.json"]
 
 
@@ -233,9 +233,9 @@ def test_broken_approvals_store(tmp_path: Path) -> None:
 
 
 def test_trusting_a_folder_trusts_what_is_inside(tmp_path: Path) -> None:
-    approvals = Approvals().with_trusted(tmp_path)
+    approvals = trusting(tmp_path)
     assert approvals.is_trusted(tmp_path / "ws" / "sub")
-    assert not Approvals().with_trusted(tmp_path / "ws").is_trusted(tmp_path)
+    assert not trusting(tmp_path / "ws").is_trusted(tmp_path)
 
 
 def test_a_fifo_settings_file_does_not_block(tmp_path: Path) -> None:

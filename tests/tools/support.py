@@ -1,15 +1,16 @@
-"""Test helpers for the tools: a context over a temporary directory, and an editor-buffer file system."""
+"""Test helpers for the tools: a context over a temporary directory, an editor-buffer file system, running calls."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from handrail.tools.context import PermissionAnswer, PermissionRequest, ToolOptions, ToolUseContext
 from handrail.tools.errors import ToolError
+from handrail.tools.execution import CallOutcome, ToolUse
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import (
     DiskFileSystem,
@@ -20,6 +21,7 @@ from handrail.tools.filesystem import (
     text_hash,
 )
 from handrail.tools.protocol import Tool
+from handrail.tools.streaming_executor import StreamingToolExecutor
 
 BUFFER_NOTE = "The change is in the editor buffer and not saved to disk yet."
 
@@ -152,6 +154,14 @@ async def run_block(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> dict[st
     block = tool.map_result_to_block(result.data, ctx.tool_use_id)
     assert block["type"] == "tool_result" and block["tool_use_id"] == ctx.tool_use_id
     return block
+
+
+async def run_tools(uses: Sequence[ToolUse], tools: Sequence[Tool[Any]], ctx: ToolUseContext) -> list[CallOutcome]:
+    """Run a whole message's calls through the streaming executor and return one outcome per call, in order."""
+    executor = StreamingToolExecutor(tools, ctx)
+    for use in uses:
+        executor.add(use)
+    return await executor.collect()
 
 
 async def run(tool: Tool[Any], ctx: ToolUseContext, **raw: Any) -> str:

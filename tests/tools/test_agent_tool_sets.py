@@ -12,9 +12,10 @@ from handrail.tools.agent_tool_sets import (
     ALL_AGENT_DISALLOWED_TOOLS,
     ASYNC_AGENT_ALLOWED_TOOLS,
     BACKGROUND_AGENT_TOOLS,
-    COORDINATOR_ONLY_TOOLS,
     EXPLORE_TOOLS,
     TASK_CONTROL_TOOLS,
+    TASK_TOOL_ALIASES,
+    TASK_TOOL_NAME,
     agent_tools,
 )
 from handrail.tools.builtin.send_message import SEND_MESSAGE
@@ -27,6 +28,9 @@ from handrail.tools.protocol import Tool
 from handrail.tools.registry import all_base_tools
 
 from .support import make_context
+
+# tools for directing agents: only the top-level (coordinating) agent has them
+COORDINATOR_ONLY_TOOLS = frozenset({TASK_TOOL_NAME, *TASK_TOOL_ALIASES, *TASK_CONTROL_TOOLS})
 
 
 def pool() -> tuple[Tool[Any], ...]:

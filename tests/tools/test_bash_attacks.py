@@ -17,13 +17,14 @@ import pytest
 
 from handrail.permissions import protected, touches
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.decision import PermissionDecision
+from handrail.permissions.decision import PermissionCheck, PermissionDecision
 from handrail.permissions.modes import PermissionMode
+from handrail.permissions.pipeline import CallFacts, decide
 from handrail.permissions.rules import PermissionRule, parse_rule
 from handrail.tools.builtin import BASH
 from handrail.tools.shell_process import shell_environment
+from tests.tools.builtin.test_bash_permissions import decision
 from tests.tools.support import make_context, run
-from tests.tools.test_bash_permissions import decision
 
 GIT = shutil.which("git")
 
@@ -263,6 +264,28 @@ def test_protected_names_follow_the_file_systems_case_rules(ws: Path, monkeypatc
     monkeypatch.setattr(protected, "case_insensitive", lambda folder: True)  # as on macOS or Windows
     assert asks(decision("echo x > .ZSHRC", ctx(ws, mode="acceptEdits")), "safety_check")
     assert asks(decision("echo x > .Git/config", ctx(ws, mode="acceptEdits")), "safety_check")
+
+
+def _every_protected_target() -> list[str]:
+    return sorted(
+        [
+            *protected.PROTECTED_FILES,
+            *(f"{folder}/settings" for folder in protected.PROTECTED_DIRECTORIES),
+            *(f"project{suffix}" for suffix in protected.PROTECTED_SUFFIXES),
+        ]
+    )
+
+
+@pytest.mark.parametrize("target", _every_protected_target())
+def test_bash_and_the_file_tools_protect_the_same_paths(ws: Path, target: str) -> None:
+    """One list decides both: a redirect in Bash and a Write of the same file get the same answer."""
+    context = ctx(ws, mode="acceptEdits")
+    for name in (target, target.swapcase()):  # the swapped case is protected only where the file system folds case
+        path = ws / name
+        write = decide(CallFacts("Write", False, str(path), (path,)), PermissionCheck(), context)
+        redirect = decision(f"echo x > '{name}'", context)
+        assert (write.behavior, write.reason.type) == (redirect.behavior, redirect.reason.type), (name, write, redirect)
+        assert asks(write, "safety_check") is (name == target), name
 
 
 def test_disguised_names_are_seen_through(ws: Path) -> None:

@@ -19,9 +19,9 @@ from handrail.tools.builtin.task_stop import TASK_STOP
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.shell_session import ShellSession
+from tests.tools.builtin.test_bash import gone
 
 from .support import run
-from .test_bash import gone
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The execution engine: partitioning, the streaming executor's schedule, ordering, aborts and interrupts.
+"""The execution engine: which calls are safe together, the streaming schedule, ordering, aborts and interrupts.
 
 Every test is driven by events and barriers: tools wait on gates the test opens.
 """
@@ -18,9 +18,10 @@ from handrail.tools.errors import ToolError
 from handrail.tools.execution import CallOutcome, ToolUse
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import DiskFileSystem
-from handrail.tools.orchestration import partition_tool_calls, run_tools
+from handrail.tools.orchestration import is_safe_call
 from handrail.tools.protocol import ToolResult, build_tool
 from handrail.tools.streaming_executor import StreamingToolExecutor
+from tests.tools.support import run_tools
 
 
 class Key(BaseModel):
@@ -109,17 +110,10 @@ def _tools(lab: Lab) -> list[Any]:
     ]
 
 
-def test_partition_groups_consecutive_safe_calls() -> None:
-    lab = Lab()
-    uses = [
-        _use("Safe", "a"), _use("Safe", "b"), _use("Serial", "c"), _use("Safe", "d"),
-        ToolUse("bad", "Safe", {"nope": 1}), _use("Unknown", "e"), _use("Safe", "f"),
-    ]
-    batches = partition_tool_calls(uses, _tools(lab))
-    assert [(b.concurrent, [u.id for u in b.uses]) for b in batches] == [
-        (True, ["id-a", "id-b"]), (False, ["id-c"]), (True, ["id-d"]), (False, ["bad"]), (False, ["id-e"]),
-        (True, ["id-f"]),
-    ]
+def test_only_parsed_calls_of_known_tools_that_say_so_are_safe() -> None:
+    tools = _tools(Lab())
+    uses = [_use("Safe", "a"), _use("Serial", "c"), ToolUse("bad", "Safe", {"nope": 1}), _use("Unknown", "e")]
+    assert [is_safe_call(use, tools) for use in uses] == [True, False, False, False]
 
 
 def test_a_raising_safety_check_means_not_safe() -> None:
@@ -130,8 +124,7 @@ def test_a_raising_safety_check_means_not_safe() -> None:
         raise RuntimeError("boom")
 
     tool = build_tool(name="Odd", input_model=Key, description="odd", call=call, is_concurrency_safe=explode)
-    (batch,) = partition_tool_calls([_use("Odd", "a")], [tool])
-    assert batch.concurrent is False
+    assert is_safe_call(_use("Odd", "a"), [tool]) is False
 
 
 async def test_safe_calls_run_together_and_results_keep_model_order(tmp_path: Path) -> None:

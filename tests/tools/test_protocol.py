@@ -1,9 +1,11 @@
-"""The tool protocol's fail-closed defaults, and the built-in tools' definitions."""
+"""The tool protocol's fail-closed defaults, typed definitions, and the built-in tools' definitions."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
+from mypy import api as mypy_api
 from pydantic import BaseModel, Field
 
 from handrail.tools.builtin import BASH, EDIT, GLOB, GREP, READ, WRITE, builtin_tools
@@ -29,8 +31,45 @@ async def test_minimal_tool_is_fail_closed(ctx: ToolUseContext) -> None:
     assert (await tool.validate_input(value, ctx)).ok
     assert tool.paths(value) == ()
     assert tool.rule_content(value) is None
-    assert tool.display_name() == "Echo"
+    assert tool.summary(value) == ""
+    assert tool.max_result_size_chars == 50_000 and not tool.should_defer and tool.is_enabled()
     assert (await tool.call(value, ctx)).data == "hi"
+
+
+MISTYPED = """\
+    from pydantic import BaseModel
+
+    from handrail.tools.context import ToolUseContext
+    from handrail.tools.protocol import ToolResult, build_tool
+
+
+    class Path(BaseModel):
+        file_path: str
+
+
+    class Query(BaseModel):
+        query: str
+
+
+    async def read(value: Path, ctx: ToolUseContext) -> ToolResult:
+        return ToolResult(value.file_path)
+
+
+    GOOD = build_tool(name="Good", input_model=Path, description="d", call=read, summary=lambda v: v.file_path)
+    WRONG_CALL = build_tool(name="Call", input_model=Query, description="d", call=read)
+    WRONG_HOOK = build_tool(name="Hook", input_model=Path, description="d", call=read, summary=lambda v: v.query)
+    WRONG_FIELD = build_tool(name="Field", input_model=Path, description="d", call=read, is_destructive=True)
+"""
+
+
+def test_a_mistyped_tool_definition_fails_type_checking(tmp_path: Path) -> None:
+    module = tmp_path / "definitions.py"
+    module.write_text(textwrap.dedent(MISTYPED))
+    out, _, status = mypy_api.run(
+        ["--strict", "--follow-imports=silent", "--cache-dir", str(tmp_path / "cache"), str(module)]
+    )
+    errors = [line.split(": error: ")[0].rsplit(":", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert status == 1 and errors == ["20", "21", "22"], out  # the call's input, the hook's, an unknown field
 
 
 def test_builtin_tools_sorted_by_name() -> None:

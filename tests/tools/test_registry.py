@@ -15,10 +15,10 @@ from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.execution import ToolUse
 from handrail.tools.file_state import FileStateCache
 from handrail.tools.filesystem import DiskFileSystem
-from handrail.tools.orchestration import run_tools
 from handrail.tools.protocol import ToolResult, build_tool
 from handrail.tools.registry import all_base_tools, assemble_tool_pool, find_tool, get_tools, simple_mode
 from handrail.tools.results import limit_result
+from tests.tools.support import run_tools
 
 
 class Empty(BaseModel):

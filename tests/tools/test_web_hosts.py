@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from handrail.tools.web_hosts import HostMemory, ResolvedHost, concern_without_lookup, resolve_host
-from handrail.tools.web_page import FetchError, Page, fetch_page, host_url, normalise_url
+from handrail.tools.web_page import FetchError, Page, fetch_page, host_url, normalise_url, proxy_for
 from tests.local_http import serve_http
 from tests.tools.test_agent_tools import _Pages
 
@@ -47,7 +47,7 @@ def test_the_memory_keeps_non_public_names_and_per_call_warnings() -> None:
 async def test_the_connection_goes_to_the_address_the_lookup_gave() -> None:
     asked: list[tuple[str, bool]] = []
 
-    async def reach(host: str, first: bool) -> tuple[str, ...]:
+    async def reach(host: str, first: bool, proxied: bool) -> tuple[str, ...]:
         asked.append((host, first))
         return ("127.0.0.1",)
 
@@ -61,3 +61,15 @@ async def test_the_connection_goes_to_the_address_the_lookup_gave() -> None:
         page = await fetch_page(f"http://Pinned.LOCALHOST:{port}/small", never, reach=reach)  # type: ignore[arg-type]
     assert isinstance(page, Page) and page.text == "plain text"
     assert asked == [("pinned.localhost", True)]
+
+
+def test_the_proxy_is_the_one_the_environment_names_for_the_scheme(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    assert proxy_for("https://example.com/") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.corp,127.0.0.1")
+    assert proxy_for("https://example.com/") == "http://proxy.corp:3128"
+    assert proxy_for("http://example.com/") is None  # only the https one is named
+    assert proxy_for("https://wiki.internal.corp/") is None and proxy_for("https://127.0.0.1:8080/") is None

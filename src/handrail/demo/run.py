@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
-from handrail.server.lsp_values import to_plain
+from handrail.lsp.lsp_values import to_plain
 
 SAMPLE = Path(__file__).parent / "sample"
 

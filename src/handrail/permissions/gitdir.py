@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from handrail.errors import HandrailError
+
 MAX_INCLUDE_DEPTH = 10
 MAX_CONFIG_BYTES = 1 << 20
 # hooks git runs during commands that only read (an index refresh writes the index)
@@ -60,7 +62,7 @@ class Setting:
         return f"{self.section}{middle}.{self.key}"
 
 
-class ConfigError(ValueError):
+class ConfigError(HandrailError, ValueError):
     """A configuration file git may read differently than this parser (so it is not trusted)."""
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from handrail.errors import HandrailError
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # the dots UTS 46 maps to ".": ideographic full stop, full-width full stop, half-width ideographic full stop
@@ -26,7 +28,7 @@ _IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
 _LOOPBACK_NAMES = ("localhost",)
 
 
-class HostError(ValueError):
+class HostError(HandrailError, ValueError):
     """The text is not a host name or address a client could connect to; the message says why."""
 
 

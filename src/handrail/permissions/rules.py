@@ -158,22 +158,6 @@ def file_targets(paths: Sequence[Path], content: str | None) -> tuple[Path, ...]
     return tuple(paths) or ((Path(content),) if content else ())
 
 
-def rule_matches(
-    rule: PermissionRule,
-    tool_name: str,
-    content: str | None,
-    paths: Sequence[Path] = (),
-    cwd: Path | None = None,
-    *,
-    behavior: MatchBehavior = "allow",
-) -> bool:
-    """Whether `rule` covers a call of `tool_name` whose rule content is `content`.
-
-    The optional arguments are those of `rule_matches_call`.
-    """
-    return rule_matches_call(rule, tool_name, content, paths, cwd, behavior=behavior)
-
-
 def rule_matches_call(
     rule: PermissionRule,
     tool_name: str,

@@ -142,17 +142,6 @@ def load_mapping(data: Mapping[str, Any] | None, source: SourceName, root: Path 
     return LoadedSource(source, settings, None, root, None, problems)
 
 
-def session_source(
-    *,
-    allow: Sequence[str] = (),
-    deny: Sequence[str] = (),
-    ask: Sequence[str] = (),
-    root: Path | None = None,
-) -> LoadedSource:
-    """Session rules as a source (the lowest precedence for single-valued settings)."""
-    return load_mapping({"permissions": {"allow": list(allow), "deny": list(deny), "ask": list(ask)}}, "session", root)
-
-
 def load_sources(
     workspace_roots: Sequence[Path],
     *,

@@ -88,12 +88,6 @@ class Approvals:
         """Whether the user approved anything of `file` (so what waits now is a change)."""
         return _key(file) in self.approved or bool(self.approved_items(file))
 
-    def with_trusted(self, root: Path, trusted: bool = True) -> Approvals:
-        """A copy that trusts (or no longer trusts) `root`."""
-        key = _key(root)
-        roots = self.trusted | {key} if trusted else self.trusted - {key}
-        return replace(self, trusted=frozenset(roots))
-
     def with_approval(self, file: Path, digest: str) -> Approvals:
         """A copy in which the content of `file` with sha256 `digest` is approved."""
         return replace(self, approved={**self.approved, _key(file): digest})

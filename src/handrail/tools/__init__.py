@@ -1,1 +1,1 @@
-"""The tool protocol and everything that runs tools. Never imports `handrail.server`."""
+"""The tool protocol and everything that runs tools. Never imports `handrail.agent` or `handrail.lsp`."""

@@ -55,9 +55,6 @@ ASYNC_AGENT_ALLOWED_TOOLS: frozenset[str] = frozenset(
 )
 """All a background sub-agent may use: tools that need no live conversation with the user."""
 
-COORDINATOR_ONLY_TOOLS: frozenset[str] = frozenset({TASK_TOOL_NAME, *TASK_TOOL_ALIASES, *TASK_CONTROL_TOOLS})
-"""Tools for directing agents: only the top-level (coordinating) agent has them."""
-
 BACKGROUND_AGENT_TOOLS: frozenset[str] = ASYNC_AGENT_ALLOWED_TOOLS - ALL_AGENT_DISALLOWED_TOOLS
 """What a background agent may be given: async-safe, and nothing any sub-agent is refused."""
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from handrail.errors import HandrailError
 from handrail.permissions.decision import PermissionDecision
 from handrail.tools.small_model import SmallModel, SmallModelError
 
@@ -43,7 +44,7 @@ to you. Reply with one JSON object and nothing else:
 {"decision": "allow" or "ask", "reason": "<one short sentence>"}"""
 
 
-class ClassifierAnswerError(ValueError):
+class ClassifierAnswerError(HandrailError, ValueError):
     """The classifier's answer was not exactly the JSON object asked for."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from handrail.errors import HandrailError
 from handrail.tools.front_matter import Document, FrontMatterError, FrontValue, split_front_matter
 
 MAX_DEFINITION_FILE_BYTES = 64 * 1024
@@ -31,7 +32,7 @@ class DefinitionProblem:
         return f"{self.path}: {self.message}"
 
 
-class DefinitionFileError(ValueError):
+class DefinitionFileError(HandrailError, ValueError):
     """A definition file is malformed."""
 
 

@@ -35,7 +35,7 @@ class ReadRecord:
 
     @cached_property
     def content_hash(self) -> str:
-        """The hash of `text`, computed when first asked (the disk watcher reports changes by hash); empty
+        """The hash of `text`, computed when first asked (an edit checks the file against it); empty
         when unknown."""
         return text_hash(self.text) if self.text is not None else self.digest or ""
 
@@ -97,7 +97,7 @@ class FileStateCache:
         return self._records.get(resolve(path))
 
     def mark_changed(self, path: Path) -> None:
-        """Note that something outside the agent changed `path` (disk watcher, user typing)."""
+        """Note that something outside the agent changed `path` (a shell command the model ran)."""
         key = resolve(path)
         record = self._records.get(key)
         if record is not None and not record.changed_externally:

@@ -17,17 +17,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal, Protocol
 
+from handrail.errors import HandrailError
 from handrail.fileio import write_target, write_through
 from handrail.tools.errors import ToolError
 
 Source = Literal["buffer", "disk"]
 
 
-class BinaryFileError(Exception):
+class BinaryFileError(HandrailError):
     """The file is not text (it has NUL bytes or does not decode)."""
 
 
-class FileTooLargeError(Exception):
+class FileTooLargeError(HandrailError):
     """The file on disk is larger than the reader's limit; it was not read."""
 
     def __init__(self, path: Path, size: int, limit: int) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from handrail.errors import HandrailError
+
 FrontValue = str | list[str]
 
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:(?:\s+(.*))?$")
@@ -19,7 +21,7 @@ _DOUBLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 _FENCE = "---"
 
 
-class FrontMatterError(ValueError):
+class FrontMatterError(HandrailError, ValueError):
     """The front matter is malformed; `line` is 1-based in the file."""
 
     def __init__(self, line: int, message: str) -> None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from handrail.errors import HandrailError
+
 if TYPE_CHECKING:
     from PIL.Image import Image
 
@@ -33,7 +35,7 @@ MAX_BASE64_CHARS = 3_750_000
 _FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
 
 
-class ImageError(Exception):
+class ImageError(HandrailError):
     """The data is not an image this module can send; the message is written for the model."""
 
 

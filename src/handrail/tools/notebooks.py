@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from handrail.errors import HandrailError
 from handrail.tools.images import ImageError, prepare_image
 from handrail.tools.text_ops import cap_middle, detect_line_ending, with_line_ending
 
@@ -34,7 +35,7 @@ _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/latex", "application/json", "text/html")
 
 
-class NotebookError(Exception):
+class NotebookError(HandrailError):
     """A notebook that cannot be read or edited as asked; the message is written for the model."""
 
 

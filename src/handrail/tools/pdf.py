@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from handrail.errors import HandrailError
+
 if TYPE_CHECKING:
     from pypdf import PdfReader
 
@@ -20,7 +22,7 @@ PAGES_REQUIRED_ABOVE = 10
 _RANGE = re.compile(r"^(\d+)\s*(?:-\s*(\d*))?$")
 
 
-class PdfError(Exception):
+class PdfError(HandrailError):
     """A PDF or page range that cannot be read; the message is written for the model."""
 
 

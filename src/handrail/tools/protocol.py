@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
@@ -33,14 +33,6 @@ class ValidationResult:
 
 
 VALID = ValidationResult(ok=True)
-
-
-@dataclass(frozen=True)
-class McpInfo:
-    """Where an MCP tool comes from: the server's configured name and the tool's own name there."""
-
-    server: str
-    tool: str
 
 
 @dataclass(frozen=True)
@@ -81,6 +73,10 @@ def _always_enabled() -> bool:
     return True
 
 
+def _no_summary(_: Any) -> str:
+    return ""
+
+
 def default_result_block(data: Any, tool_use_id: str) -> dict[str, Any]:
     """Strings go as they are; anything else as JSON."""
     content = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
@@ -91,38 +87,31 @@ def default_result_block(data: Any, tool_use_id: str) -> dict[str, Any]:
 class Tool(Generic[InputT]):
     """One tool: its schema, its behaviour, and how it describes itself.
 
-    Build instances with `build_tool`; the defaults here are the fail-closed ones.
+    Build instances with `build_tool`, which fills what a definition leaves out with the fail-closed defaults.
     """
 
     name: str
     input_model: type[InputT]
     description: str
     call: Callable[[InputT, ToolUseContext], Awaitable[ToolResult]]
-    prompt: str = ""
-    aliases: tuple[str, ...] = ()
-    search_hint: str = ""
-    is_enabled: Callable[[], bool] = _always_enabled
-    is_read_only: Callable[[InputT], bool] = _never
-    is_concurrency_safe: Callable[[InputT], bool] = _never
-    is_destructive: Callable[[InputT], bool] = _never
-    interrupt_behavior: InterruptBehavior = "block"
-    validate_input: Callable[[InputT, ToolUseContext], Awaitable[ValidationResult]] = _valid
-    check_permissions: Callable[[InputT, ToolUseContext], Awaitable[PermissionCheck]] = _passthrough
-    paths: Callable[[InputT], tuple[Path, ...]] = _no_paths
-    rule_content: Callable[[InputT], str | None] = _no_content
-    summary: Callable[[InputT], str] = field(default=lambda _: "")
-    user_facing_name: Callable[[InputT | None], str] = field(default=lambda _: "")
-    map_result_to_block: Callable[[Any, str], dict[str, Any]] = default_result_block
-    max_result_size_chars: float = 50_000
-    should_defer: bool = False
-    always_load: bool = False
-    mcp_info: McpInfo | None = None
+    prompt: str
+    aliases: tuple[str, ...]
+    search_hint: str
+    is_enabled: Callable[[], bool]
+    is_read_only: Callable[[InputT], bool]
+    is_concurrency_safe: Callable[[InputT], bool]
+    interrupt_behavior: InterruptBehavior
+    validate_input: Callable[[InputT, ToolUseContext], Awaitable[ValidationResult]]
+    check_permissions: Callable[[InputT, ToolUseContext], Awaitable[PermissionCheck]]
+    paths: Callable[[InputT], tuple[Path, ...]]
+    rule_content: Callable[[InputT], str | None]
+    summary: Callable[[InputT], str]
+    map_result_to_block: Callable[[Any, str], dict[str, Any]]
+    max_result_size_chars: float
+    should_defer: bool
+    always_load: bool
     # a JSON schema sent as is instead of the input model's (MCP tools bring their own)
-    input_json_schema: dict[str, Any] | None = None
-
-    def display_name(self, value: InputT | None = None) -> str:
-        """The name shown to users (falls back to the tool's name)."""
-        return self.user_facing_name(value) or self.name
+    input_json_schema: dict[str, Any] | None
 
     def matches_name(self, name: str) -> bool:
         """Whether `name` is this tool's name or one of its aliases."""
@@ -139,9 +128,59 @@ class Tool(Generic[InputT]):
         }
 
 
-def build_tool(**definition: Any) -> Tool[Any]:
-    """Make a `Tool`, filling what the definition leaves out with fail-closed defaults."""
-    return Tool(**definition)
+def build_tool(
+    *,
+    name: str,
+    input_model: type[InputT],
+    description: str,
+    call: Callable[[InputT, ToolUseContext], Awaitable[ToolResult]],
+    prompt: str = "",
+    aliases: tuple[str, ...] = (),
+    search_hint: str = "",
+    is_enabled: Callable[[], bool] = _always_enabled,
+    is_read_only: Callable[[InputT], bool] = _never,
+    is_concurrency_safe: Callable[[InputT], bool] = _never,
+    interrupt_behavior: InterruptBehavior = "block",
+    validate_input: Callable[[InputT, ToolUseContext], Awaitable[ValidationResult]] = _valid,
+    check_permissions: Callable[[InputT, ToolUseContext], Awaitable[PermissionCheck]] = _passthrough,
+    paths: Callable[[InputT], tuple[Path, ...]] = _no_paths,
+    rule_content: Callable[[InputT], str | None] = _no_content,
+    summary: Callable[[InputT], str] = _no_summary,
+    map_result_to_block: Callable[[Any, str], dict[str, Any]] = default_result_block,
+    max_result_size_chars: float = 50_000,
+    should_defer: bool = False,
+    always_load: bool = False,
+    input_json_schema: dict[str, Any] | None = None,
+) -> Tool[InputT]:
+    """Make a `Tool`; what the definition leaves out gets the fail-closed default: enabled, neither read-only nor
+    concurrency-safe, blocking an interrupt until it finishes, every input valid, the permission left to the general
+    pipeline (which asks by default), no paths or rule content, results up to 50,000 characters, loaded up front.
+
+    Every hook is typed against `input_model`, so a definition whose hooks take another input fails type checking.
+    """
+    return Tool(
+        name=name,
+        input_model=input_model,
+        description=description,
+        call=call,
+        prompt=prompt,
+        aliases=aliases,
+        search_hint=search_hint,
+        is_enabled=is_enabled,
+        is_read_only=is_read_only,
+        is_concurrency_safe=is_concurrency_safe,
+        interrupt_behavior=interrupt_behavior,
+        validate_input=validate_input,
+        check_permissions=check_permissions,
+        paths=paths,
+        rule_content=rule_content,
+        summary=summary,
+        map_result_to_block=map_result_to_block,
+        max_result_size_chars=max_result_size_chars,
+        should_defer=should_defer,
+        always_load=always_load,
+        input_json_schema=input_json_schema,
+    )
 
 
 @lru_cache(maxsize=512)  # built for every model request otherwise: ~2 ms per tool

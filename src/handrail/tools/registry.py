@@ -138,8 +138,3 @@ def assemble_tool_pool(
 
         pool = ToolPool(tuple(sorted([*builtins, TOOL_SEARCH], key=lambda t: t.name)), pool.extra)
     return pool
-
-
-def tool_definitions(tools: Sequence[Tool[Any]]) -> list[dict[str, Any]]:
-    """The definitions of `tools`, in the given order."""
-    return [tool.definition() for tool in tools]

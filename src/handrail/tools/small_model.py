@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from handrail.errors import HandrailError
 
-class SmallModelError(Exception):
+
+class SmallModelError(HandrailError):
     """The small model could not answer (not reachable, refused, timed out)."""
 
 

@@ -11,13 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from handrail.errors import HandrailError
+
 LineEnding = Literal["\n", "\r\n"]
 
 MAX_LINE_CHARS = 2000
 """Lines longer than this are cut when shown to the model."""
 
 
-class EditError(ValueError):
+class EditError(HandrailError, ValueError):
     """An edit that cannot be applied; the message is written for the model."""
 
 

@@ -8,13 +8,15 @@ accepted (`web_hosts`). HTML becomes markdown; other text is kept as it is; anyt
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from handrail.errors import HandrailError
 from handrail.permissions.hosts import HostError, canonical_host, ip_of, is_loopback_name
 from handrail.tools.web_hosts import resolve_host
 
@@ -32,7 +34,7 @@ _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", 
 HopVerdict = Literal["follow", "deny", "ask"]
 
 
-class FetchError(Exception):
+class FetchError(HandrailError):
     """The page could not be fetched or is not something the model can read; the message says why."""
 
 
@@ -182,17 +184,31 @@ def _decode(data: bytes, content_type: str) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-Reach = Callable[[str, bool], Awaitable[tuple[str, ...]]]
-"""(canonical host, whether it is the URL's own host rather than a redirect's) → the addresses to connect to;
-raises HostRefused or FetchError when the host may not or cannot be reached."""
+Reach = Callable[[str, bool, bool], Awaitable[tuple[str, ...]]]
+"""(canonical host, whether it is the URL's own host rather than a redirect's, whether a proxy fetches it) → the
+addresses to connect to (none needed through a proxy); raises HostRefused or FetchError when the host may not or
+cannot be reached."""
 
 
-async def lookup(host: str, first: bool) -> tuple[str, ...]:
-    """A `Reach` that only looks the host up."""
+async def lookup(host: str, first: bool, proxied: bool) -> tuple[str, ...]:
+    """A `Reach` that only looks the host up (through a proxy a name this machine cannot resolve is the proxy's)."""
     resolved = await resolve_host(host)
     if resolved.error is not None:
+        if proxied:
+            return ()
         raise FetchError(f"{host} could not be resolved ({resolved.error}).")
     return resolved.addresses
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for `url` (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, less `NO_PROXY`)."""
+    import urllib.request
+
+    proxies = urllib.request.getproxies_environment()
+    parts = urlsplit(url)
+    if not proxies or urllib.request.proxy_bypass(parts.hostname or ""):  # NO_PROXY (and the system's list)
+        return None
+    return proxies.get(parts.scheme) or proxies.get("all")
 
 
 async def fetch_page(
@@ -209,15 +225,16 @@ async def fetch_page(
     import httpx2
 
     current = normalise_url(url)
-    pins: dict[str, tuple[str, ...]] = {url_host_of(current): await reach(url_host_of(current), True)}
+    proxy = proxy_for(current)
+    host = url_host_of(current)
+    pins: dict[str, tuple[str, ...]] = {host: await reach(host, True, proxy is not None)}
+    clients: dict[str | None, httpx2.AsyncClient] = {}
     try:
-        async with asyncio.timeout(time_limit), httpx2.AsyncClient(
-            transport=_pinned_transport(pins),
-            follow_redirects=False,
-            timeout=httpx2.Timeout(time_limit),
-            headers={"User-Agent": USER_AGENT},
-        ) as client:
+        async with asyncio.timeout(time_limit), contextlib.AsyncExitStack() as stack:
             for _ in range(MAX_HOPS + 1):
+                client = clients.get(proxy)
+                if client is None:
+                    client = clients[proxy] = await stack.enter_async_context(_client(proxy, pins, time_limit))
                 async with client.stream("GET", current, headers={"Accept": "text/html, text/*;q=0.9, */*;q=0.5"}) as r:
                     if r.is_redirect and "location" in r.headers:
                         target = normalise_url(urljoin(current, r.headers["location"]))
@@ -227,13 +244,14 @@ async def fetch_page(
                         host = url_host_of(target)
                         try:
                             if verdict == "follow" and host not in pins:
-                                pins[host] = await reach(host, False)
+                                pins[host] = await reach(host, False, proxy_for(target) is not None)
                         except HostRefused as exc:
                             return Redirect(current, target, r.status_code, str(exc))
                         if verdict == "ask":
                             reason = "it is on another host, which needs its own approval"
                             return Redirect(current, target, r.status_code, reason)
                         current = target
+                        proxy = proxy_for(current)
                         continue
                     return await _read(r, current, max_bytes)
     except TimeoutError as exc:
@@ -241,6 +259,17 @@ async def fetch_page(
     except httpx2.HTTPError as exc:
         raise FetchError(f"Fetching {current} failed: {type(exc).__name__}: {exc}") from exc
     raise FetchError(f"{url} redirected more than {MAX_HOPS} times.")
+
+
+def _client(proxy: str | None, pins: Mapping[str, Iterable[str]], time_limit: float) -> httpx2.AsyncClient:
+    """The HTTP client for hops through `proxy`, or (None) for direct hops pinned to the checked addresses."""
+    import httpx2
+
+    options: dict[str, Any] = {"follow_redirects": False, "timeout": httpx2.Timeout(time_limit)}
+    options["headers"] = {"User-Agent": USER_AGENT}
+    if proxy is not None:  # the proxy resolves the name; what this machine could check, reach() did
+        return httpx2.AsyncClient(proxy=proxy, trust_env=False, **options)
+    return httpx2.AsyncClient(transport=_pinned_transport(pins), trust_env=False, **options)
 
 
 def _pinned_transport(pins: Mapping[str, Iterable[str]]) -> httpx2.AsyncHTTPTransport:

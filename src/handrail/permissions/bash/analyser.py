@@ -47,6 +47,7 @@ from handrail.permissions.bash.checks import (
 )
 from handrail.permissions.bash.effective import Effective, expand
 from handrail.permissions.bash.env_vars import is_dangerous, is_safe
+from handrail.permissions.bash.file_arguments import FILE_NAMING, follows_links, touched_paths
 from handrail.permissions.bash.matching import BashRule, compile_rule, head_reaches_inside, matches
 from handrail.permissions.bash.model import (
     Access,
@@ -58,17 +59,9 @@ from handrail.permissions.bash.model import (
     Redirect,
     Word,
 )
-from handrail.permissions.bash.readonly import (
-    FILE_NAMING,
-    ReadOnly,
-    follows_links,
-    git_call,
-    git_folder,
-    is_destructive,
-    must_not_interrupt,
-    read_only,
-    touched_paths,
-)
+from handrail.permissions.bash.readonly import ReadOnly, read_only
+from handrail.permissions.bash.readonly.git import git_call, git_folder
+from handrail.permissions.bash.risky_commands import is_destructive, must_not_interrupt
 from handrail.permissions.bash.wrappers import RUNNERS, SHELLS, base_name
 
 MAX_SUBCOMMANDS = 50

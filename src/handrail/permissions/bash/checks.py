@@ -21,16 +21,11 @@ from handrail.permissions.bash.effective import Effective
 from handrail.permissions.bash.env_vars import is_dangerous, is_dangerous_name
 from handrail.permissions.bash.model import Assignment, ParsedScript, Reason, SimpleCommand, Word
 from handrail.permissions.bash.parse import PROBLEM_MESSAGES
-from handrail.permissions.bash.readonly import (
-    READ_ONLY_NAMES,
-    awk_call,
-    awk_program,
-    git_call,
-    jq_call,
-    jq_program,
-    sed_call,
-    sed_script,
-)
+from handrail.permissions.bash.readonly import READ_ONLY_NAMES
+from handrail.permissions.bash.readonly.awk import awk_call, awk_program
+from handrail.permissions.bash.readonly.git import git_call
+from handrail.permissions.bash.readonly.jq import jq_call, jq_program
+from handrail.permissions.bash.readonly.sed import sed_call, sed_script
 from handrail.permissions.bash.wrappers import base_name
 
 CHECK_MESSAGES: dict[str, str] = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from handrail.permissions.bash.model import Assignment, Direction, ParsedScript, Reason, SimpleCommand, Word
 from handrail.permissions.bash.parse import parse
-from handrail.permissions.bash.readonly import git_scripts
+from handrail.permissions.bash.readonly.git import git_scripts
 from handrail.permissions.bash.wrappers import (
     SHELLS,
     Layer,

@@ -3,23 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
+from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.read_scope import ReadScope
 from handrail.tools.builtin._common import ToolInput, reported_paths, resolve_path, validator, with_notes
+from handrail.tools.builtin.grep_results import (
+    MAX_OUTPUT_CHARS,
+    ContentReader,
+    CountReader,
+    LineWindow,
+    MatchCounts,
+    PathReader,
+    Shown,
+    Visible,
+    fitting,
+    format_shown,
+)
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.protocol import ToolResult, build_tool
-from handrail.tools.ripgrep import VCS_DIRS, find_rg, run_rg, run_rg_paths
+from handrail.tools.ripgrep import VCS_DIRS, Consumer, RgRun, find_rg, run_rg_paths, stream_rg
 
 MAX_COLUMNS = 500
-MAX_OUTPUT_CHARS = 50_000
 
 OutputMode = Literal["content", "files_with_matches", "count"]
 
@@ -120,8 +135,16 @@ def split_globs(spec: str) -> list[str]:
     return globs
 
 
+# A NUL before each field separator: the path ends at the first NUL, whatever characters it holds.
+_CONTENT_FIELDS = ("--field-match-separator", r"\x00:", "--field-context-separator", r"\x00-")
+
+
 def rg_args(value: GrepInput, target: Path, *, exclude: Sequence[str] = ()) -> list[str]:
-    """The ripgrep arguments for a Grep call on `target`; `exclude` are globs of files to leave out."""
+    """The ripgrep arguments for a Grep call on `target`; `exclude` are globs of files to leave out.
+
+    Paths come out NUL-terminated (`--null`, `_CONTENT_FIELDS`) so that they can be told apart from
+    what follows them; files-with-matches gets `--null` from `run_rg_paths`.
+    """
     args = ["--color", "never", "--max-columns", str(MAX_COLUMNS), "--hidden", "--no-heading"]
     for vcs in VCS_DIRS:
         args += ["--glob", f"!{vcs}"]
@@ -132,8 +155,9 @@ def rg_args(value: GrepInput, target: Path, *, exclude: Sequence[str] = ()) -> l
     if value.output_mode == "files_with_matches":
         args.append("--files-with-matches")
     elif value.output_mode == "count":
-        args += ["--count", "--with-filename"]
+        args += ["--count", "--with-filename", "--null"]
     else:
+        args += _CONTENT_FIELDS
         if value.line_numbers is not False:
             args.append("-n")
         if value.context is not None:
@@ -171,83 +195,152 @@ async def _check(value: GrepInput, ctx: ToolUseContext) -> None:
         raise ToolError(f"Path does not exist: {target}")
 
 
+async def _permissions(value: GrepInput, ctx: ToolUseContext) -> PermissionCheck:
+    """Denied when the deny rules cover everything the search could reach; files they cover are left out."""
+    return ReadScope.of(ctx.permission_context, "Grep").search_check(search_target(value, ctx.options.cwd), "Grep")
+
+
+@dataclass(frozen=True)
+class _Search:
+    """One Grep call's search: where, which unsaved buffers stand in for the disk, which files may be shown."""
+
+    value: GrepInput
+    target: Path
+    is_dir: bool  # ripgrep prints paths when it searches a folder
+    dirty: Mapping[Path, str]
+    visible: Visible
+    abort: asyncio.Event
+
+    @property
+    def offset(self) -> int:
+        return self.value.offset or 0
+
+    def disk_args(self) -> list[str] | None:
+        """The arguments of the disk search (leaving out the buffers), or None when the target is a buffer."""
+        if self.target in self.dirty:
+            return None
+        return rg_args(self.value, self.target, exclude=[exclusion_glob(path, self.target) for path in self.dirty])
+
+    async def disk(self, consume: Consumer) -> RgRun | None:
+        args = self.disk_args()
+        if args is None:
+            return None
+        return await stream_rg(args, cwd=rg_cwd(self.target), consume=consume, abort=self.abort)
+
+
 async def _call(value: GrepInput, ctx: ToolUseContext) -> ToolResult:
     await _check(value, ctx)
     target = search_target(value, ctx.options.cwd)
-    dirty = buffers_under(target, await ctx.fs.dirty_buffers())
-    if target in dirty:
-        disk_lines: list[str] = []
-        warning = ""
+    scope = ReadScope.of(ctx.permission_context, "Grep")
+    is_dir = target.is_dir()
+    dirty = {
+        path: text
+        for path, text in buffers_under(target, await ctx.fs.dirty_buffers()).items()
+        if scope.denial(scope.forms(path)) is None
+    }
+    search = _Search(value, target, is_dir, dirty, scope.listing_filter(target) if is_dir else None, ctx.abort)
+    if value.output_mode == "files_with_matches":
+        shown, from_buffers, warning = await _files(search)
+    elif value.output_mode == "count":
+        shown, from_buffers, warning = await _counts(search)
     else:
-        exclude = [exclusion_glob(path, target) for path in dirty]
-        disk_lines, warning = await _search_disk(rg_args(value, target, exclude=exclude), value, target, ctx)
-    buffer_lines = await search_buffers(value, target, dirty, abort=ctx.abort) if dirty else []
-    if not disk_lines and not buffer_lines:
+        shown, from_buffers, warning = await _content(search)
+    if shown.total == 0:
         return ToolResult(with_notes("No matches found", warning))
-    lines = merge_results(value, disk_lines, buffer_lines)
-    text = _format(value, lines)
     note = ""
-    if buffer_lines:
+    if from_buffers:
         names = ", ".join(sorted(str(path) for path in dirty)[:5])
         note = f"(Open files with unsaved changes were searched in the editor's text: {names}.)"
-    return ToolResult(with_notes(text, note, warning))
+    return ToolResult(with_notes(format_shown(shown), note, warning))
 
 
-async def _search_disk(args: list[str], value: GrepInput, target: Path, ctx: ToolUseContext) -> tuple[list[str], str]:
-    """ripgrep's output lines on disk (file lists newest first), and a warning about files it could not read."""
-    if value.output_mode == "files_with_matches":
-        listed = await run_rg_paths(args, cwd=rg_cwd(target), abort=ctx.abort)
-        code, lines, stderr = listed.returncode, listed.paths, listed.stderr
-    else:
-        result = await run_rg(args, cwd=rg_cwd(target), abort=ctx.abort)
-        code, stderr = result.returncode, result.stderr
-        lines = [line for line in result.stdout.splitlines() if line] if code != 1 else []
-    if code == 2 and not lines:
-        raise ToolError(f"Grep failed: {stderr.strip() or 'ripgrep exited with status 2'}")
-    if code == 2:
-        return lines, "(Some files could not be searched: " + "; ".join(stderr.strip().splitlines()[:3]) + ")"
-    return lines, ""
+def _warning(run: RgRun | None, found: int) -> str:
+    """A note on files ripgrep could not search; an error when it found nothing and failed."""
+    if run is None or run.returncode != 2:
+        return ""
+    if not found:
+        raise ToolError(f"Grep failed: {run.stderr.strip() or 'ripgrep exited with status 2'}")
+    return f"(Some files could not be searched: {run.warnings()})"
 
 
-def _format(value: GrepInput, lines: list[str]) -> str:
-    start = value.offset or 0
-    shown = lines[start:]
+def content_fields(value: GrepInput, is_dir: bool) -> int:
+    """How many NUL-marked field separators a content line has: the path's, the line number's."""
+    return int(is_dir) + int(value.line_numbers is not False)
+
+
+async def _content(search: _Search) -> tuple[Shown, bool, str]:
+    value = search.value
+    window = LineWindow(offset=search.offset, limit=value.head_limit)
+    fields = content_fields(value, search.is_dir)
+    run = await search.disk(ContentReader(window, fields=fields, paths=search.is_dir, visible=search.visible))
+    warning = _warning(run, window.seen)
+    before = window.seen
+    if search.dirty and not window.more:
+        if _has_context(value):
+            window.separate()
+        buffers = await search_buffers(
+            value,
+            search.target,
+            search.dirty,
+            lambda strip: ContentReader(window, fields=fields, paths=search.is_dir, visible=None, strip=strip),
+            abort=search.abort,
+        )
+        _warning(buffers, window.seen)
+    total = None if window.more else window.seen
+    cut = value.head_limit is not None and len(window.lines) >= value.head_limit
+    return Shown("content", window.lines, search.offset, total, cut_by_limit=cut), window.seen > before, warning
+
+
+async def _counts(search: _Search) -> tuple[Shown, bool, str]:
+    counts = MatchCounts(LineWindow(offset=search.offset, limit=search.value.head_limit, stops=False))
+    run = await search.disk(CountReader(counts, visible=search.visible))
+    warning = _warning(run, counts.window.seen)
+    before = counts.window.seen
+    if search.dirty:
+        buffers = await search_buffers(
+            search.value,
+            search.target,
+            search.dirty,
+            lambda strip: CountReader(counts, visible=None, strip=strip),
+            abort=search.abort,
+        )
+        _warning(buffers, counts.window.seen)
+    window = counts.window
+    shown = Shown("count", fitting(window.lines), search.offset, window.seen, counts.matches)
+    return shown, window.seen > before, warning
+
+
+def most_listed(target: Path) -> int:
+    """How many paths below `target` can fit in a result (each is at least `target/x`)."""
+    return MAX_OUTPUT_CHARS // (len(str(target)) + 2) + 1
+
+
+async def _files(search: _Search) -> tuple[Shown, bool, str]:
+    """Files with matches, newest first: the buffers' first of all, as they are being edited now."""
+    value = search.value
+    buffer_paths: list[str] = []
+    if search.dirty:
+        found = PathReader()
+        run = await search_buffers(
+            value, search.target, search.dirty, found.below, extra=("--null",), separator=b"\0", abort=search.abort
+        )
+        buffer_paths = found.paths
+        _warning(run, len(buffer_paths))
+    paths: list[str] = []
+    total = len(buffer_paths)
+    warning = ""
+    if (args := search.disk_args()) is not None:
+        limit = search.offset + (value.head_limit or most_listed(search.target))
+        listed = await run_rg_paths(
+            args, cwd=rg_cwd(search.target), limit=limit, abort=search.abort, visible=search.visible
+        )
+        warning = _warning(listed.run, listed.total + total)
+        paths, total = listed.paths, total + listed.total
+    every = buffer_paths + paths
+    page = every[search.offset :]
     if value.head_limit is not None:
-        shown = shown[: value.head_limit]
-    if value.output_mode == "files_with_matches":
-        count = len(lines)
-        text = f"Found {count} file{'s' if count != 1 else ''}\n" + "\n".join(shown)
-        unit = "files"
-    elif value.output_mode == "count":
-        total = sum(_count_of(line) for line in lines)
-        text = "\n".join(shown) + (
-            f"\n\nFound {total} matching line{'s' if total != 1 else ''} across {len(lines)} "
-            f"file{'s' if len(lines) != 1 else ''}."
-        )
-        unit = "entries"
-    else:
-        text = "\n".join(shown)
-        unit = "lines"
-    if not shown:
-        text = f"No results at offset {start}: there are {len(lines)} {unit}."
-    elif len(shown) < len(lines):
-        end = start + len(shown)
-        text += f"\n(Showing {unit} {start + 1}-{end} of {len(lines)}."
-        text += f" To see more, call Grep again with offset={end}.)" if end < len(lines) else ")"
-    if len(text) > MAX_OUTPUT_CHARS:
-        text = (
-            text[:MAX_OUTPUT_CHARS]
-            + "\n(Output truncated: it was too long. Narrow the search with path, glob, type or head_limit.)"
-        )
-    return text
-
-
-_COUNT = re.compile(r":(\d+)$")
-
-
-def _count_of(line: str) -> int:
-    match = _COUNT.search(line)
-    return int(match.group(1)) if match else 0
+        page = page[: value.head_limit]
+    return Shown("files_with_matches", fitting(page), search.offset, total), bool(buffer_paths), warning
 
 
 # ---------------------------------------------------------------- unsaved editor buffers
@@ -271,27 +364,36 @@ _IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 
 
 async def search_buffers(
-    value: GrepInput, target: Path, dirty: Mapping[Path, str], *, abort: asyncio.Event | None = None
-) -> list[str]:
-    """ripgrep's output lines for this Grep over the unsaved text of `dirty` buffers under `target`.
+    value: GrepInput,
+    target: Path,
+    dirty: Mapping[Path, str],
+    reader: Callable[[bytes], Consumer],
+    *,
+    extra: Sequence[str] = (),
+    separator: bytes = b"\n",
+    abort: asyncio.Event | None = None,
+) -> RgRun | None:
+    """Run this Grep over the unsaved text of the `dirty` buffers under `target` (None when there are none).
 
     The texts are laid out in a temporary mirror of their absolute paths, with the ignore files
     of their directories beside them, and ripgrep runs there with the same arguments: the buffers
     are matched with exactly the regex dialect, filters and output format of the disk search.
-    Lines come back with the real paths.
+    Its output goes to `reader(prefix)`, which takes the mirror's `prefix` off the paths.
     """
     inside = buffers_under(target, dirty)
     if not inside:
-        return []
+        return None
     with tempfile.TemporaryDirectory(prefix="handrail-grep-") as tmp:
         mirror = Path(tmp)
         await asyncio.to_thread(_lay_out, mirror, inside)
         mirrored = _mirrored(mirror, target)
-        result = await run_rg(rg_args(value, mirrored), cwd=rg_cwd(mirrored), abort=abort)
-    if result.returncode == 2 and not result.stdout.strip():
-        raise ToolError(f"Grep failed: {result.stderr.strip() or 'ripgrep exited with status 2'}")
-    prefix = str(mirror)
-    return [line[len(prefix) :] if line.startswith(prefix) else line for line in result.stdout.splitlines() if line]
+        return await stream_rg(
+            [*extra, *rg_args(value, mirrored)],
+            cwd=rg_cwd(mirrored),
+            consume=reader(os.fsencode(mirror)),
+            abort=abort,
+            separator=separator,
+        )
 
 
 def _mirrored(mirror: Path, path: Path) -> Path:
@@ -314,19 +416,6 @@ def _lay_out(mirror: Path, buffers: Mapping[Path, str]) -> None:
                 copy = _mirrored(mirror, source)
                 if source.is_file() and not copy.exists():  # an open, unsaved ignore file is already there
                     shutil.copyfile(source, copy)
-
-
-def merge_results(value: GrepInput, disk: list[str], buffers: list[str]) -> list[str]:
-    """Disk results (without the files open with unsaved changes) and buffer results, as one list.
-
-    Files with matches (the disk's already newest first) put the buffers first of all, as they
-    are being edited now; counts and content lines keep ripgrep's order, buffers after the disk.
-    """
-    if value.output_mode == "files_with_matches":
-        return buffers + disk
-    if value.output_mode == "content" and disk and buffers and _has_context(value):
-        return [*disk, "--", *buffers]
-    return disk + buffers
 
 
 def _has_context(value: GrepInput) -> bool:
@@ -352,6 +441,7 @@ GREP = build_tool(
     search_hint="search grep regex find text in files",
     call=_call,
     validate_input=validator(_check),
+    check_permissions=_permissions,
     is_read_only=lambda _: True,
     is_concurrency_safe=lambda _: True,
     paths=_paths,

@@ -99,7 +99,6 @@ def task_tool(agent_types: Mapping[str, str]) -> Tool[TaskInput]:
         is_concurrency_safe=lambda _: True,
         interrupt_behavior="cancel",  # stopping the turn stops the agent
         summary=lambda value: value.description,
-        user_facing_name=lambda value: value.subagent_type if value is not None and value.subagent_type else "Task",
         max_result_size_chars=100_000,
     )
     return tool

@@ -128,9 +128,14 @@ async def _fetch(value: WebFetchInput, ctx: ToolUseContext) -> ToolResult:
         decision = decide(CallFacts(NAME, True, target), _check_url(target, ctx), ctx.permission_context)
         return "follow" if decision.behavior == "allow" else decision.behavior
 
-    async def reach(host: str, first: bool) -> tuple[str, ...]:
-        """The addresses to connect to: looked up now, once; a non-public one only as the user was told."""
+    async def reach(host: str, first: bool, proxied: bool) -> tuple[str, ...]:
+        """The addresses to connect to: looked up now, once; a non-public one only as the user was told.
+
+        Through a proxy the proxy resolves the name: a name this machine cannot resolve is left to it, one this
+        machine resolves to a non-public address is judged as without a proxy."""
         resolved = await resolve_host(host)
+        if resolved.error is not None and proxied:
+            return ()
         if resolved.error is not None:
             raise FetchError(f"{host} could not be resolved ({resolved.error}).")
         if (

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from handrail.errors import HandrailError
 from handrail.permissions.loosening import MCP_VARIABLE, describe_mcp_definition
 from handrail.permissions.mcp_approval import definition_digest
 from handrail.permissions.sources import LoadedSettings, LoadedSource
@@ -70,7 +71,7 @@ class McpServerConfig:
         return describe_mcp_definition(self.raw)
 
 
-class MissingVariableError(ValueError):
+class MissingVariableError(HandrailError, ValueError):
     """A `${VAR}` with no default names a variable that is not set."""
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
+from handrail.errors import HandrailError
+
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
@@ -22,11 +24,11 @@ def innermost_error(exc: BaseException) -> BaseException:
     return exc
 
 
-class McpConnectionLostError(Exception):
+class McpConnectionLostError(HandrailError):
     """The server went away (process ended, connection refused or closed) during a request."""
 
 
-class McpRequestError(Exception):
+class McpRequestError(HandrailError):
     """The server answered a request with a protocol error."""
 
 

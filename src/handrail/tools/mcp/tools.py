@@ -24,7 +24,7 @@ from handrail.tools.errors import ToolError
 from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, McpToolSpec
 from handrail.tools.mcp.names import mcp_tool_name
 from handrail.tools.mcp.results import result_block
-from handrail.tools.protocol import McpInfo, Tool, ToolResult, ValidationResult, build_tool
+from handrail.tools.protocol import Tool, ToolResult, ValidationResult, build_tool
 
 ALWAYS_LOAD_META = "anthropic/alwaysLoad"
 MAX_RESULT_CHARS = 50_000
@@ -150,15 +150,12 @@ def mcp_tool(
         call=call,
         validate_input=validate,
         summary=summary,
-        user_facing_name=lambda _: f"{server} - {spec.title or spec.name} (MCP)",
         search_hint=f"{server} {spec.name} {spec.title or ''}".strip(),
         map_result_to_block=result_block,
         max_result_size_chars=MAX_RESULT_CHARS,
         should_defer=True,
         interrupt_behavior="cancel",  # stopping the turn cancels the request (notifications/cancelled)
         always_load=spec.meta.get(ALWAYS_LOAD_META) is True,
-        mcp_info=McpInfo(server=server, tool=spec.name),
         input_json_schema=schema,
-        is_destructive=lambda _: spec.destructive,
         **extra,
     )

@@ -1,0 +1,102 @@
+"""The editor ports over LSP: what the agent's operations reach the editor through (agent/ports.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from handrail.agent.ports import EditorPorts, RulePersister, TurnView
+from handrail.lsp.ask_user import LspQuestions
+from handrail.lsp.chat import ChatChannel, begin_progress
+from handrail.lsp.diagnostics_store import EditorDiagnosticsView
+from handrail.lsp.editor_fs import EditorFileSystem
+from handrail.lsp.lsp_values import field_of
+from handrail.lsp.prompter import LspPrompter
+
+if TYPE_CHECKING:
+    from handrail.lsp.server import HandrailServer
+
+log = logging.getLogger(__name__)
+TURN_PROGRESS_TITLE = "handrail"
+
+
+class LspDialogs:
+    """Plain questions as `window/showMessageRequest`."""
+
+    def __init__(self, server: HandrailServer) -> None:
+        self._server = server
+
+    async def choose(self, message: str, actions: Sequence[str]) -> str | None:
+        """The chosen action's title (None when dismissed)."""
+        choice = await self._server.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=message,
+                actions=[types.MessageActionItem(title=title) for title in actions],
+            )
+        )
+        title = field_of(choice, "title")
+        return title if isinstance(title, str) else None
+
+
+class LspChats:
+    """Sessions' chats as `handrail/chat` notifications; a turn's progress as work-done progress."""
+
+    def __init__(self, server: HandrailServer) -> None:
+        self._server = server
+
+    async def begin_turn(self, session_id: str, persist: RulePersister) -> TurnView:
+        """Start the turn's progress (where the client shows it) and its chat; its prompts go through both."""
+        server = self._server
+        token = await begin_progress(server, TURN_PROGRESS_TITLE)
+        chat = ChatChannel(server, session_id, token)
+        return TurnView(
+            chat=chat,
+            prompter=LspPrompter(server, server.features, chat, persist),
+            questions=LspQuestions(server, server.features, chat),
+        )
+
+    def session(self, session_id: str) -> ChatChannel:
+        """A session's chat outside a turn."""
+        return ChatChannel(self._server, session_id, None)
+
+
+class LspClientSettings:
+    """The `handrail` section: pushed by `workspace/didChangeConfiguration`, then asked with
+    `workspace/configuration` where the client supports it."""
+
+    def __init__(self, server: HandrailServer) -> None:
+        self._server = server
+
+    async def section(self) -> Mapping[str, Any]:
+        """The section as the client has it now (what it pushed, updated by what it answers)."""
+        server = self._server
+        section: dict[str, Any] = dict(server.pushed_settings)
+        workspace_caps = server.client_capabilities.workspace
+        if workspace_caps is not None and workspace_caps.configuration:
+            try:
+                values = await server.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="handrail")])
+                )
+                if values and isinstance(values[0], dict):
+                    section.update(values[0])
+            except Exception as exc:
+                log.warning("workspace/configuration failed: %s", exc)
+        return section
+
+
+def editor_ports(server: HandrailServer) -> EditorPorts:
+    """The ports of one operation: a fresh view of the editor's files, the rest over the connection."""
+    files = EditorFileSystem(
+        server, server.document_watch, lambda: server.features.save_document, lambda: server.features.create_files
+    )
+    return EditorPorts(
+        files=files,
+        diagnostics=EditorDiagnosticsView(server.diagnostics, files, lambda: server.features.diagnostics),
+        dialogs=LspDialogs(server),
+        chats=LspChats(server),
+        settings=LspClientSettings(server),
+    )

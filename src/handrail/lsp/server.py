@@ -1,0 +1,142 @@
+"""`HandrailServer`: the language server's state across requests, and the connection the agent reports through.
+
+Only the LSP side is built before `initialize` is answered; the agent (`AgentHost`: sessions, permissions,
+MCP servers…) is imported and made on first use, so the editor's handshake does not wait for pydantic,
+the tools and the permission engine to load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from lsprotocol import types
+from pygls.io_ import StdoutWriter, run_async
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from handrail import __version__
+from handrail.lsp.client_features import ClientFeatures
+from handrail.lsp.document_watch import DocumentWatch
+from handrail.lsp.documents import BlockDocument
+from handrail.lsp.framing import BoundedReader, max_message_bytes
+from handrail.lsp.protocol import HandrailProtocol
+
+if TYPE_CHECKING:
+    from handrail.agent.host import AgentHost
+    from handrail.agent.ports import EditorPorts
+    from handrail.lsp.diagnostics_store import DiagnosticsStore
+
+log = logging.getLogger(__name__)
+
+
+class HandrailServer(LanguageServer):
+    """The language server: the client's documents, settings and capabilities, and the agent it serves.
+
+    It is the agent's `Workspace` and `Notices` (agent/ports.py); `editor_ports()` makes the rest of what
+    an operation needs of the editor.
+    """
+
+    protocol: HandrailProtocol
+
+    def __init__(self) -> None:
+        super().__init__(
+            "handrail",
+            __version__,
+            protocol_cls=HandrailProtocol,
+            # Incremental sync, applied by lsp/documents.py rather than pygls (which splits
+            # lines like str.splitlines and rebuilds the whole text on every change).
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.document_watch = DocumentWatch()
+        self.options: dict[str, Any] = {}
+        self.pushed_settings: dict[str, Any] = {}
+        self.trusted: bool | None = None  # the editor's word on workspace trust, when it gives one
+        self.features = ClientFeatures()
+        self.message_limit = max_message_bytes()
+
+    def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio as pygls 2.1.1 does, reading the client's messages through a `BoundedReader`."""
+        self._stop_event = threading.Event()
+        reader = BoundedReader(stdin or sys.stdin.buffer, self.message_limit, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
+        except BrokenPipeError:
+            log.error("the client's end of the connection is gone; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
+        if not self.protocol.answer_unreadable(error):
+            super().report_server_error(error, source)
+
+    @cached_property
+    def agent(self) -> AgentHost:
+        """The agent: sessions, permissions, MCP servers, model clients and turns."""
+        from handrail.agent.host import AgentHost
+        from handrail.lsp.editor import LspDialogs
+        from handrail.lsp.mcp_client_ui import LspMcpClient
+
+        mcp_client = LspMcpClient(self, lambda: self.features, self.roots)
+        return AgentHost(self, self, mcp_client=mcp_client, dialogs=LspDialogs(self))
+
+    @cached_property
+    def diagnostics(self) -> DiagnosticsStore:
+        """The diagnostics the client forwards (`handrail/diagnostics`)."""
+        from handrail.lsp.diagnostics_store import DiagnosticsStore
+
+        return DiagnosticsStore(self._diagnostic_column)
+
+    def editor_ports(self) -> EditorPorts:
+        """The editor as an operation of the agent works with it."""
+        from handrail.lsp.editor import editor_ports
+
+        return editor_ports(self)
+
+    def _diagnostic_column(self, uri: str, line: int, character: int) -> int | None:
+        """A diagnostic's character (counted as the client counts) as an index into the open document's line."""
+        document = self.workspace.text_documents.get(uri)
+        return document.column(line, character) if isinstance(document, BlockDocument) else None
+
+    # ------------------------------------------------------------------ the agent's Workspace
+
+    def roots(self) -> tuple[Path, ...]:
+        """The workspace folders the client opened (the process's cwd when it named none)."""
+        roots: list[Path] = []
+        for folder in self.workspace.folders.values():
+            path = to_fs_path(folder.uri)
+            if path:
+                roots.append(Path(path))
+        if not roots and self.workspace.root_path:
+            roots.append(Path(self.workspace.root_path))
+        return tuple(roots) or (Path.cwd(),)
+
+    def init_options(self) -> Mapping[str, Any]:
+        """The client's `initializationOptions` (an object, or nothing)."""
+        return self.options
+
+    def client_trusted(self) -> bool | None:
+        """Whether the client says the workspace is trusted (None: it says nothing)."""
+        return self.trusted
+
+    # ------------------------------------------------------------------ the agent's Notices
+
+    def warn(self, message: str) -> None:
+        """Tell the user something went wrong that they can fix (and log it)."""
+        log.warning("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+    def log(self, message: str, *, warning: bool = False) -> None:
+        """A line for the client's log of the server (`window/logMessage`)."""
+        kind = types.MessageType.Warning if warning else types.MessageType.Info
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
