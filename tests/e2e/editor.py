@@ -67,6 +67,8 @@ class Editor:
     question_answers: deque[dict[str, Any] | None] = field(default_factory=deque)  # handrail/askUser results
     permission_answers: deque[dict[str, Any]] = field(default_factory=deque)  # whole handrail/permission results
     after_edit: Callable[[TextDocument], None] | None = None  # e.g. a language server's diagnostics
+    elicit_answers: deque[dict[str, Any] | None] = field(default_factory=deque)  # handrail/elicit results
+    elicitations: list[dict[str, Any]] = field(default_factory=list)  # the handrail/elicit requests seen
     registrations: list[types.Registration] = field(default_factory=list)  # client/registerCapability
     registered: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -214,7 +216,9 @@ def capabilities(
     """
     experimental: dict[str, Any] = {"handrail": {"permissionRequest": rich, "saveDocument": save, **(extra or {})}}
     return types.ClientCapabilities(
-        window=types.WindowClientCapabilities(work_done_progress=True),
+        window=types.WindowClientCapabilities(
+            work_done_progress=True, show_document=types.ShowDocumentClientCapabilities(support=True)
+        ),
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
             configuration=True,
@@ -285,6 +289,11 @@ async def start_editor(
         await editor.prompt_shown()
         return editor.question_answers.popleft() if editor.question_answers else None
 
+    @client.feature("handrail/elicit")
+    async def _elicit(params: Any) -> dict[str, Any] | None:
+        editor.elicitations.append(to_plain(params))
+        await editor.prompt_shown()
+        return editor.elicit_answers.popleft() if editor.elicit_answers else None
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def _register(params: types.RegistrationParams) -> None:
         editor.registrations.extend(params.registrations)

@@ -20,7 +20,7 @@ from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e import test_mcp
 from tests.e2e.editor import Editor, tool_results
-from tests.e2e.test_mcp import DEADLINE, FIXTURE, command, fixture_server, server_status, tool_names, user_settings
+from tests.e2e.mcp_support import DEADLINE, FIXTURE, command, fixture_server, server_status, tool_names, user_settings
 
 mcp_editor = test_mcp.mcp_editor  # the fixtures this module shares with test_mcp
 http_fixture = test_mcp.http_fixture

@@ -12,6 +12,11 @@ return {
     approveMcpServer = "handrail.approveMcpServer",
     restartMcpServer = "handrail.restartMcpServer",
     backgroundTasks = "handrail.backgroundTasks",
+    signInMcpServer = "handrail.signInMcpServer",
+    signOutMcpServer = "handrail.signOutMcpServer",
+    mcpPrompts = "handrail.mcpPrompts",
+    runMcpPrompt = "handrail.runMcpPrompt",
+    mcpResources = "handrail.mcpResources",
   },
   -- handrail's own methods: name, direction and kind
   methods = {
@@ -22,9 +27,10 @@ return {
     { name = "handrail/shareDocument", direction = "serverToClient", kind = "request" },
     { name = "handrail/diagnostics", direction = "clientToServer", kind = "notification" },
     { name = "handrail/didChangeTrust", direction = "clientToServer", kind = "notification" },
+    { name = "handrail/elicit", direction = "serverToClient", kind = "request" },
   },
   chat_events = { "turnStart", "text", "thinking", "retry", "toolStart", "toolProgress", "toolResult", "permission", "mode", "todos", "turnEnd", "background" },
   modes = { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto" },
   turn_error_kinds = { "noApiKey", "apiKey", "billing", "forbidden", "model", "rateLimited", "overloaded", "server", "network", "badRequest", "stream", "other" },
-  capabilities = { "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument" },
+  capabilities = { "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation" },
 }

@@ -190,14 +190,16 @@ async def _stream(session: Session, config: TurnConfig, attempt: _Attempt) -> Mo
 
 async def run_turn(
     session: Session,
-    prompt: str,
+    prompt: str | Sequence[ContentBlock],
     config: TurnConfig,
     listener: TurnListener,
     make_context: Callable[[Session], ToolUseContext],
 ) -> TurnResult:
-    """Run one user turn to its end. Cancellation propagates after the history is made valid and says where
-    the user stopped it."""
-    add_user_content(session.messages, [{"type": "text", "text": text} for text in (prompt, *config.notes)])
+    """Run one user turn to its end (`prompt`: the user's text, or content blocks such as an MCP prompt's).
+    Cancellation propagates after the history is made valid and says where the user stopped it."""
+    blocks: list[ContentBlock] = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+    notes: list[ContentBlock] = [{"type": "text", "text": text} for text in config.notes]
+    add_user_content(session.messages, [*blocks, *notes])
     try:
         return await _run_turn(session, config, listener, make_context)
     except asyncio.CancelledError:

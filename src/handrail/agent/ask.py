@@ -34,7 +34,10 @@ from handrail.agent.usage import TurnUsage, price_book
 from handrail.agent.web_search import server_tools
 from handrail.tools.context import ToolOptions, ToolUseContext
 from handrail.tools.live_pool import LiveToolPool
+from handrail.tools.mcp.mentions import MentionError, mentioned_content
+from handrail.tools.messages import ToolResultContent
 from handrail.tools.registry import assemble_tool_pool, simple_mode
+from handrail.wire.errors import InvalidParams
 from handrail.wire.models import AskResult, Usage
 
 log = logging.getLogger(__name__)
@@ -58,16 +61,35 @@ class AskServices:
 
 
 async def run_ask(
-    host: AskServices, session: Session, prompt: str, roots: tuple[Path, ...], editor: EditorPorts
+    host: AskServices,
+    session: Session,
+    prompt: str,
+    roots: tuple[Path, ...],
+    editor: EditorPorts,
+    *,
+    content: list[ToolResultContent] | None = None,
 ) -> AskResult:
-    """Offer what waits for approval, build the turn, run it to its end; the command's result."""
+    """Offer what waits for approval, build the turn, run it to its end; the command's result.
+
+    `content` is the turn's content when it is not the prompt's text (an MCP prompt's); resources the
+    prompt mentions (`@server:uri`) are attached after it.
+    """
     state = host.permission_state
     await state.refresh()
+    await host.mcp.sync(reload=False)
+    unapproved = host.mcp.awaiting_approval()
     skills = await load_skills(roots, current_approvals(state), host.skill_problems)
     await offer_project_approval(state, skills, editor.dialogs)
     await host.mcp.sync(reload=False)
     await host.mcp.offer_approvals(editor.dialogs)
+    await host.mcp.wait_started(unapproved)  # approved just now: this turn has its tools
     host.apply_context(session)
+    try:  # `@server:uri`: resources the user attached
+        attached = await mentioned_content(prompt, host.mcp.connections(), session.permission_context)
+    except MentionError as exc:
+        raise InvalidParams(f"handrail.ask: {exc}") from exc
+    if attached:
+        content = [*(content or [{"type": "text", "text": prompt}]), *attached]
     settings = await host.settings(editor)
     view = await editor.chats.begin_turn(session.id, state.persist_rules)
     chat = view.chat
@@ -132,7 +154,7 @@ async def run_ask(
         model=host.models(settings.model),
         tools=pool.tools,
         system=system_prompt(roots[0], roots, sent_names, deferred, instructions, skills=skills.descriptions(),
-                             date=session.date.for_system_prompt(now)),
+                             date=session.date.for_system_prompt(now), mcp_instructions=host.mcp.instructions()),
         definitions=lambda: [
             *pool.definitions(session.loaded_tools),
             *server_tools(settings.web_search, settings.model.model, session.permission_context),
@@ -153,7 +175,7 @@ async def run_ask(
         return usage.as_wire(session.context_tokens, settings.model.context_window)
 
     chat.turn_started(prompt)
-    turn = asyncio.create_task(run_turn(session, prompt, config, chat, make_context))
+    turn = asyncio.create_task(run_turn(session, content or prompt, config, chat, make_context))
     session.turn = turn
     chat.on_cancel(turn.cancel)
     try:

@@ -21,7 +21,7 @@ from handrail.agent.model_client import ModelClient, ModelSettings
 from handrail.agent.permission_state import PermissionState
 from handrail.agent.permissions_report import describe_context
 from handrail.agent.persistence import SessionArchive
-from handrail.agent.ports import EditorPorts, Notices, Workspace
+from handrail.agent.ports import Dialogs, EditorPorts, Notices, Workspace
 from handrail.agent.project_approval import approve_project_skills
 from handrail.agent.retention import remove_old_session_files
 from handrail.agent.session import Session, SessionStore
@@ -33,6 +33,7 @@ from handrail.agent.watcher import Coalesced, SettingsWatcher, watched_files
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.modes import PermissionMode
 from handrail.permissions.workspace import WorkspacePermissions
+from handrail.tools.mcp.model import McpClientHooks
 from handrail.wire.errors import InvalidParams, InvalidRequest
 from handrail.wire.models import (
     ApproveProjectParams,
@@ -44,11 +45,16 @@ from handrail.wire.models import (
     CancelParams,
     CancelResult,
     McpApproveResult,
+    McpPromptList,
+    McpResourceList,
     McpRestartResult,
     McpServerParams,
+    McpSignInResult,
+    McpSignOutResult,
     McpStatus,
     PermissionsParams,
     PermissionsReport,
+    RunMcpPromptParams,
     SetModeParams,
     SetModeResult,
 )
@@ -68,7 +74,16 @@ class AgentHost:
     load with the first turn or in the warm-up thread, not on the event loop here.
     """
 
-    def __init__(self, workspace: Workspace, notices: Notices) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        notices: Notices,
+        *,
+        mcp_client: McpClientHooks | None = None,
+        dialogs: Dialogs | None = None,
+    ) -> None:
+        """`mcp_client` answers what MCP servers ask of the editor (forms, roots, log, the browser); `dialogs`
+        asks the user outside any request (signing in to an MCP server)."""
         self._workspace = workspace
         self._notices = notices
         self.sessions = SessionStore()
@@ -76,7 +91,7 @@ class AgentHost:
         self.permission_state = PermissionState(
             workspace.roots, workspace.init_options, workspace.client_trusted, notices.warn
         )
-        self.mcp = McpManager(notices, self.permission_state, workspace.roots)
+        self.mcp = McpManager(notices, self.permission_state, workspace.roots, hooks=mcp_client, dialogs=dialogs)
         self._skill_problems = ProblemReporter(notices.warn, "skill")
         self._background_watch = BackgroundWatch()
         self._model_clients: dict[ModelSettings, ModelClient] = {}
@@ -133,7 +148,9 @@ class AgentHost:
         await asyncio.to_thread(self._watcher.watch, self._workspace.roots())
 
     async def roots_changed(self) -> None:
-        """The workspace folders changed: watch the new roots' files (when watching here)."""
+        """The workspace folders changed: tell the MCP servers (their roots), and watch the new roots' files (when
+        watching here)."""
+        self.mcp.roots_changed()
         if self._watcher is not None:
             await asyncio.to_thread(self._watcher.watch, self._workspace.roots())
 
@@ -157,8 +174,16 @@ class AgentHost:
 
     # ------------------------------------------------------------------ the turn
 
-    async def ask(self, params: AskParams, editor: EditorPorts) -> AskResult:
-        """`handrail.ask`: run a turn of the agent in a session (a new one unless the arguments name one)."""
+    async def ask(self, params: AskParams, editor: EditorPorts, content: list[Any] | None = None) -> AskResult:
+        """`handrail.ask`: run a turn of the agent in a session (a new one unless the arguments name one).
+
+        `content` is the turn's content when it is not the prompt's text (an MCP prompt's); a prompt that is
+        an MCP prompt command (`/mcp__server__prompt args`) is rendered by its server first.
+        """
+        if content is None:
+            from handrail.agent.mcp_prompts import slash_content
+
+            content = await slash_content(self.mcp, params.prompt)
         roots = self._workspace.roots()
         session = self.sessions.get(params.session_id) if params.session_id else None
         if session is None:
@@ -171,7 +196,7 @@ class AgentHost:
                 await self.archive.resume(session)
             from handrail.agent.ask import run_ask
 
-            return await run_ask(self._services(), session, params.prompt, roots, editor)
+            return await run_ask(self._services(), session, params.prompt, roots, editor, content=content)
         finally:
             session.starting = False
             if session.turn_rules:  # what skills granted ends with the turn (background work must not keep it)
@@ -301,3 +326,30 @@ class AgentHost:
     async def restart_mcp_server(self, params: McpServerParams) -> McpRestartResult:
         """`handrail.restartMcpServer`: stop the server if it runs and start it afresh."""
         return await self.mcp.restart(params.name)
+
+    async def sign_in_mcp_server(self, params: McpServerParams) -> McpSignInResult:
+        """`handrail.signInMcpServer`: connect a remote server again, letting it send the user to sign in."""
+        return await self.mcp.sign_in(params.name)
+
+    async def sign_out_mcp_server(self, params: McpServerParams) -> McpSignOutResult:
+        """`handrail.signOutMcpServer`: revoke and forget a remote server's sign-in."""
+        return await self.mcp.sign_out(params.name)
+
+    async def mcp_prompts(self) -> McpPromptList:
+        """`handrail.mcpPrompts`: the connected servers' prompts, with the commands that run them."""
+        from handrail.agent.mcp_prompts import list_prompts
+
+        return await list_prompts(self.mcp)
+
+    async def run_mcp_prompt(self, params: RunMcpPromptParams, editor: EditorPorts) -> AskResult:
+        """`handrail.runMcpPrompt`: a server's prompt, rendered, as the user's turn."""
+        from handrail.agent.mcp_prompts import prompt_turn
+
+        shown, content = await prompt_turn(self.mcp, params)
+        return await self.ask(AskParams(prompt=shown, session_id=params.session_id), editor, content)
+
+    async def mcp_resources(self) -> McpResourceList:
+        """`handrail.mcpResources`: what the connected servers' resources offer to mention (`@server:uri`)."""
+        from handrail.tools.mcp.mentions import mentionable
+
+        return McpResourceList.model_validate({"resources": await mentionable(self.mcp.connections())})

@@ -20,6 +20,8 @@ class ClientFeatures:
     create_files: bool = False
     diagnostics: bool = False  # the client forwards its diagnostics (`handrail/diagnostics`)
     share_document: bool = False  # the client shares a buffer it did not open on request (`handrail/shareDocument`)
+    elicitation: bool = False  # the client shows MCP elicitation forms itself (`handrail/elicit`)
+    show_document: bool = False  # window/showDocument (opens a sign-in page in the browser)
 
     @classmethod
     def from_capabilities(cls, capabilities: types.ClientCapabilities | None) -> ClientFeatures:
@@ -32,8 +34,16 @@ class ClientFeatures:
             ask_user=field_of(handrail, "askUser") is True,
             diagnostics=field_of(handrail, "diagnostics") is True,
             share_document=field_of(handrail, "shareDocument") is True,
+            elicitation=field_of(handrail, "elicitation") is True,
             create_files=_can_create_files(capabilities),
+            show_document=_can_show_documents(capabilities),
         )
+
+
+def _can_show_documents(capabilities: types.ClientCapabilities | None) -> bool:
+    window = capabilities.window if capabilities is not None else None
+    show = window.show_document if window is not None else None
+    return show is not None and bool(show.support)
 
 
 def _can_create_files(capabilities: types.ClientCapabilities | None) -> bool:

@@ -74,6 +74,13 @@ COMMANDS: dict[str, Command[Any]] = {
     names.APPROVE_MCP_COMMAND: Command(lambda ls, p: ls.agent.approve_mcp_server(p)),
     names.RESTART_MCP_COMMAND: Command(lambda ls, p: ls.agent.restart_mcp_server(p)),
     names.BACKGROUND_TASKS_COMMAND: Command(lambda ls, p: ls.agent.background_tasks(p)),
+    names.SIGN_IN_MCP_COMMAND: Command(lambda ls, p: ls.agent.sign_in_mcp_server(p)),
+    names.SIGN_OUT_MCP_COMMAND: Command(lambda ls, p: ls.agent.sign_out_mcp_server(p)),
+    names.MCP_PROMPTS_COMMAND: Command(lambda ls, p: ls.agent.mcp_prompts()),
+    names.RUN_MCP_PROMPT_COMMAND: Command(
+        lambda ls, p: ls.agent.run_mcp_prompt(p, ls.editor_ports()), cancellable=True
+    ),
+    names.MCP_RESOURCES_COMMAND: Command(lambda ls, p: ls.agent.mcp_resources()),
 }
 
 

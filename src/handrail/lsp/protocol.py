@@ -46,14 +46,14 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 
 from handrail.lsp.document_sync import apply_did_change
 from handrail.lsp.documents import block_workspace
-from handrail.wire.names import ASK_USER_METHOD
+from handrail.wire.names import ASK_USER_METHOD, ELICIT_METHOD
 
 # a notification nobody handles: what an already-answered bad request turns into
 ANSWERED = "$/handrail/answered"
 
 log = logging.getLogger(__name__)
 
-PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD})
+PLAIN_RESULT_METHODS = frozenset({ASK_USER_METHOD, ELICIT_METHOD})
 
 
 class HandrailProtocol(LanguageServerProtocol):
@@ -115,8 +115,8 @@ class HandrailProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
     def get_result_type(self, method: str) -> Any:  # type: ignore[override]  # pygls wraps its own in lru_cache
-        """Results of `handrail/askUser` stay plain dicts: their keys are question texts, which pygls's
-        namedtuples would rename."""
+        """Results of `handrail/askUser` and `handrail/elicit` stay plain dicts: their keys are question texts
+        and form fields, which pygls's namedtuples would rename."""
         if method in PLAIN_RESULT_METHODS:
             return types.ExecuteCommandResponse  # its `result` is LSPAny, which pygls leaves as JSON
         return super().get_result_type(method)

@@ -84,8 +84,11 @@ class HandrailServer(LanguageServer):
     def agent(self) -> AgentHost:
         """The agent: sessions, permissions, MCP servers, model clients and turns."""
         from handrail.agent.host import AgentHost
+        from handrail.lsp.editor import LspDialogs
+        from handrail.lsp.mcp_client_ui import LspMcpClient
 
-        return AgentHost(self, self)
+        mcp_client = LspMcpClient(self, lambda: self.features, self.roots)
+        return AgentHost(self, self, mcp_client=mcp_client, dialogs=LspDialogs(self))
 
     @cached_property
     def diagnostics(self) -> DiagnosticsStore:

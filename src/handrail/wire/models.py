@@ -195,7 +195,9 @@ class McpStatusParams(ClientMessage):
     """`handrail.mcpStatus` takes no arguments."""
 
 
-McpState = Literal["starting", "running", "failed", "restarting", "stopped", "needsApproval", "untrusted"]
+McpState = Literal[
+    "starting", "running", "failed", "restarting", "stopped", "needsApproval", "untrusted", "needsSignIn"
+]
 
 
 class ToolsChange(ServerMessage):
@@ -215,13 +217,17 @@ class McpServerStatus(ServerMessage):
     error: str | None = None
     stderr_tail: str | None = None
     tools_changed: ToolsChange | None = None
+    restarts: int | None = None  # restarts since the server was started (after crashes)
+    sign_in_at: str | None = None  # needsSignIn: where the user signs in
 
 
 class McpCommands(ServerMessage):
-    """The commands that act on a server (both take `[{name}]`)."""
+    """The commands that act on a server (each takes `[{name}]`)."""
 
     restart: str
     approve: str
+    sign_in: str
+    sign_out: str
 
 
 class McpStatus(ServerMessage):
@@ -232,7 +238,8 @@ class McpStatus(ServerMessage):
 
 
 class McpServerParams(ClientMessage):
-    """`handrail.approveMcpServer`, `handrail.restartMcpServer`: the server's name."""
+    """`handrail.approveMcpServer`, `handrail.restartMcpServer`, `handrail.signInMcpServer`,
+    `handrail.signOutMcpServer`: the server's name."""
 
     name: str = Field(min_length=1)
 
@@ -251,6 +258,85 @@ class McpRestartResult(ServerMessage):
     restarted: bool
     name: str
     reason: str | None = None
+
+
+class McpSignInResult(ServerMessage):
+    """Whether the server is connecting again to let the user sign in (and why not); watch `handrail.mcpStatus`."""
+
+    signing_in: bool
+    name: str
+    reason: str | None = None
+
+
+class McpSignOutResult(ServerMessage):
+    """Whether a sign-in was forgotten; `detail` says what the authorization server did with the tokens."""
+
+    signed_out: bool
+    name: str
+    detail: str | None = None
+    reason: str | None = None
+
+
+class McpPromptsParams(ClientMessage):
+    """`handrail.mcpPrompts` takes no arguments."""
+
+
+class McpPromptArgument(ServerMessage):
+    """One argument of an MCP prompt."""
+
+    name: str
+    description: str | None
+    required: bool
+
+
+class McpPrompt(ServerMessage):
+    """An MCP prompt and the slash command that runs it (`usage`: `/command <required> [optional]`)."""
+
+    server: str
+    name: str
+    title: str | None
+    description: str | None
+    command: str
+    usage: str
+    arguments: list[McpPromptArgument]
+
+
+class McpPromptList(ServerMessage):
+    """Every prompt of the connected MCP servers."""
+
+    prompts: list[McpPrompt]
+
+
+class RunMcpPromptParams(ClientMessage):
+    """`handrail.runMcpPrompt`: run a server's prompt as the user's turn (in the session named, or a new one)."""
+
+    server: str = Field(min_length=1)
+    prompt: str = Field(min_length=1)
+    arguments: dict[str, Any] | None = None
+    session_id: str | None = None
+
+
+class McpResourcesParams(ClientMessage):
+    """`handrail.mcpResources` takes no arguments."""
+
+
+class McpMentionable(ServerMessage):
+    """A resource (`uri`) or resource template (`uriTemplate`) the user can mention; `mention` is the text to
+    insert in the prompt (a template's {variables} are for the user to fill in)."""
+
+    server: str
+    uri: str | None = None
+    uri_template: str | None = None
+    name: str
+    mention: str
+    description: str | None = None
+    mime_type: str | None = None
+
+
+class McpResourceList(ServerMessage):
+    """What the connected MCP servers' resources offer to mention."""
+
+    resources: list[McpMentionable]
 
 
 class BackgroundTasksParams(ClientMessage):
@@ -485,6 +571,22 @@ class ShareDocumentResult(ClientMessage):
     open: bool
 
 
+class ElicitParams(ServerMessage):
+    """`handrail/elicit`: an MCP server's form to show (`requestedSchema`: a flat JSON Schema object of strings,
+    numbers, booleans and enums); the answer is checked against it."""
+
+    server: str
+    message: str
+    requested_schema: dict[str, Any]
+
+
+class ElicitResult(ClientMessage):
+    """The user's answer: the form's values when accepted (null: cancelled)."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
 class Position(ClientMessage):
     """A position in a document, as the client counts characters."""
 
@@ -531,6 +633,7 @@ class HandrailCapabilities(ClientMessage):
     ask_user: bool = False
     diagnostics: bool = False
     share_document: bool = False
+    elicitation: bool = False
 
 
 # ================================================================ the contract: every name with its models
@@ -545,6 +648,11 @@ COMMAND_MODELS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     names.APPROVE_MCP_COMMAND: (McpServerParams, McpApproveResult),
     names.RESTART_MCP_COMMAND: (McpServerParams, McpRestartResult),
     names.BACKGROUND_TASKS_COMMAND: (BackgroundTasksParams, BackgroundTaskList),
+    names.SIGN_IN_MCP_COMMAND: (McpServerParams, McpSignInResult),
+    names.SIGN_OUT_MCP_COMMAND: (McpServerParams, McpSignOutResult),
+    names.MCP_PROMPTS_COMMAND: (McpPromptsParams, McpPromptList),
+    names.RUN_MCP_PROMPT_COMMAND: (RunMcpPromptParams, AskResult),
+    names.MCP_RESOURCES_COMMAND: (McpResourcesParams, McpResourceList),
 }
 
 # method → (params, result); None: a notification. A client may answer any request of the server's with null
@@ -557,6 +665,7 @@ METHOD_MODELS: dict[str, tuple[type[BaseModel], type[BaseModel] | None]] = {
     names.SHARE_DOCUMENT_METHOD: (ShareDocumentParams, ShareDocumentResult),
     names.DIAGNOSTICS_METHOD: (DiagnosticsParams, None),
     names.DID_CHANGE_TRUST_METHOD: (TrustParams, None),
+    names.ELICIT_METHOD: (ElicitParams, ElicitResult),
 }
 
 CHAT_EVENT_MODELS: dict[ChatEventKind, type[ChatEventBase]] = {

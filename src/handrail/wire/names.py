@@ -24,6 +24,11 @@ MCP_STATUS_COMMAND = "handrail.mcpStatus"
 APPROVE_MCP_COMMAND = "handrail.approveMcpServer"
 RESTART_MCP_COMMAND = "handrail.restartMcpServer"
 BACKGROUND_TASKS_COMMAND = "handrail.backgroundTasks"
+SIGN_IN_MCP_COMMAND = "handrail.signInMcpServer"
+SIGN_OUT_MCP_COMMAND = "handrail.signOutMcpServer"
+MCP_PROMPTS_COMMAND = "handrail.mcpPrompts"
+RUN_MCP_PROMPT_COMMAND = "handrail.runMcpPrompt"
+MCP_RESOURCES_COMMAND = "handrail.mcpResources"
 
 COMMANDS = (
     ASK_COMMAND,
@@ -35,6 +40,11 @@ COMMANDS = (
     APPROVE_MCP_COMMAND,
     RESTART_MCP_COMMAND,
     BACKGROUND_TASKS_COMMAND,
+    SIGN_IN_MCP_COMMAND,
+    SIGN_OUT_MCP_COMMAND,
+    MCP_PROMPTS_COMMAND,
+    RUN_MCP_PROMPT_COMMAND,
+    MCP_RESOURCES_COMMAND,
 )
 
 # ---------------------------------------------------------------- methods of handrail's own
@@ -46,6 +56,7 @@ SAVE_DOCUMENT_METHOD = "handrail/saveDocument"  # server → client request (cap
 SHARE_DOCUMENT_METHOD = "handrail/shareDocument"  # server → client request (capability shareDocument)
 DIAGNOSTICS_METHOD = "handrail/diagnostics"  # client → server notification (capability diagnostics)
 DID_CHANGE_TRUST_METHOD = "handrail/didChangeTrust"  # client → server notification
+ELICIT_METHOD = "handrail/elicit"  # server → client request (capability elicitation): an MCP server's form
 
 Direction = Literal["serverToClient", "clientToServer"]
 MessageKind = Literal["request", "notification"]
@@ -58,6 +69,7 @@ METHODS: dict[str, tuple[Direction, MessageKind]] = {
     SHARE_DOCUMENT_METHOD: ("serverToClient", "request"),
     DIAGNOSTICS_METHOD: ("clientToServer", "notification"),
     DID_CHANGE_TRUST_METHOD: ("clientToServer", "notification"),
+    ELICIT_METHOD: ("serverToClient", "request"),
 }
 
 # ---------------------------------------------------------------- `handrail/chat` event kinds
@@ -92,5 +104,5 @@ MODES: tuple[PermissionMode, ...] = PERMISSION_MODES
 
 # ---------------------------------------------------------------- `capabilities.experimental.handrail`
 
-Capability = Literal["permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument"]
+Capability = Literal["permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation"]
 CAPABILITIES: tuple[Capability, ...] = get_args(Capability)

@@ -95,7 +95,8 @@ def test_parsing_stdio_and_http_definitions() -> None:
     ("definition", "problem"),
     [
         ({"args": ["x"]}, "needs a 'command'"),
-        ({"type": "sse", "url": "http://x"}, "unsupported type"),
+        ({"type": "websocket", "url": "ws://x"}, "unsupported type"),
+        ({"type": "sse"}, "an sse server needs a 'url'"),
         ({"type": "http", "url": "ftp://x"}, "http://"),
         ({"command": "x", "args": "not a list"}, "list of strings"),
         ({"command": "x", "env": {"A": 1}}, "object of strings"),

@@ -4,7 +4,8 @@ A definition is what other agents share:
 
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "${TZ:-UTC}"}},
                     "docs": {"type": "http", "url": "https://example.com/mcp",
-                             "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}}
+                             "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}},
+                    "legacy": {"type": "sse", "url": "http://127.0.0.1:8000/sse"}}}
 
 Sources, first wins for a name: local settings, project settings, the project's
 `.mcp.json`, user settings. A definition that cannot be used is kept with its
@@ -27,7 +28,7 @@ from handrail.permissions.mcp_approval import definition_digest
 from handrail.permissions.sources import LoadedSettings, LoadedSource
 
 McpSource = Literal["user", "project", "local", "mcp.json"]
-McpTransport = Literal["stdio", "http"]
+McpTransport = Literal["stdio", "http", "sse"]
 MCP_JSON = ".mcp.json"
 MAX_MCP_JSON_BYTES = 1 << 20
 _SOURCE_ORDER: tuple[McpSource, ...] = ("local", "project", "mcp.json", "user")
@@ -130,8 +131,8 @@ def parse_server(
         kind = "http" if "url" in definition and "command" not in definition else "stdio"
     if kind == "streamable-http":
         kind = "http"
-    if kind not in ("stdio", "http"):
-        return broken(f"unsupported type {kind!r} (use \"stdio\" or \"http\")")
+    if kind not in ("stdio", "http", "sse"):
+        return broken(f"unsupported type {kind!r} (use \"stdio\", \"http\" or \"sse\")")
     try:
         if kind == "stdio":
             command = definition.get("command")
@@ -146,14 +147,14 @@ def parse_server(
             )
         url = definition.get("url")
         if not isinstance(url, str) or not url.strip():
-            return broken("an http server needs a 'url'")
+            return broken(f"an {kind} server needs a 'url'")
         expanded = expand(url, env)
         if not expanded.startswith(("http://", "https://")):
             return broken(f"'url' must start with http:// or https://, not {expanded!r}")
         headers = _string_map(definition.get("headers"), "headers")
         return replace(
             base,
-            transport="http",
+            transport="sse" if kind == "sse" else "http",
             url=expanded,
             headers=_frozen({k: expand(v, env) for k, v in headers.items()}),
         )

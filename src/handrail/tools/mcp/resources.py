@@ -4,13 +4,14 @@ Both are read-only (plan mode may use them) but they go through the same rules a
 the server's tools: they ask unless a server-wide rule (`mcp__server`, `mcp__server__*`)
 or the tool's own allow rule allows them, and a server-wide deny rule denies them.
 Listing every server skips the denied ones and asks unless all the others are allowed.
-What a server marks for the user's audience only is not shown to the model.
+The listing includes resource templates (`uriTemplate`: the model fills in the variables
+and reads the URI). What a server marks for the user's audience only is not shown to the model.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +24,7 @@ from handrail.tools.errors import ToolError
 from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, for_the_user_only
 from handrail.tools.mcp.names import normalize_server_name
 from handrail.tools.mcp.results import content_block, for_the_model
-from handrail.tools.messages import ToolResultBlock
+from handrail.tools.messages import ToolResultBlock, ToolResultContent
 from handrail.tools.protocol import Tool, ToolResult, build_tool
 
 Connections = Callable[[], Mapping[str, McpConnection]]
@@ -93,6 +94,27 @@ async def _guarded(server: str, request: Any) -> Any:
         raise ToolError(f"The MCP server {server!r} could not answer: {exc}") from exc
 
 
+async def _templates(server: str, connection: McpConnection) -> list[dict[str, Any]]:
+    """The server's resource templates as listed items (none when it does not list templates)."""
+    try:
+        templates = await connection.list_resource_templates()
+    except McpRequestError:  # e.g. "method not found": a server with resources but no templates
+        return []
+    except McpConnectionLostError as exc:
+        raise ToolError(f"The MCP server {server!r} could not answer: {exc}") from exc
+    listed: list[dict[str, Any]] = []
+    for template in templates:
+        if for_the_user_only(template.audience):
+            continue
+        item = {"server": server, "uriTemplate": template.uri_template, "name": template.name}
+        if template.mime_type:
+            item["mimeType"] = template.mime_type
+        if template.description:
+            item["description"] = template.description
+        listed.append(item)
+    return listed
+
+
 def list_resources_tool(connections: Connections) -> Tool[ListInput]:
     """ListMcpResources over the servers `connections` returns."""
 
@@ -112,6 +134,7 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
                 if resource.description:
                     item["description"] = resource.description
                 listed.append(item)
+            listed.extend(await _templates(name, connection))
         if not listed:
             return ToolResult("No resources found on the connected MCP servers.")
         return ToolResult(json.dumps(listed, ensure_ascii=False, indent=1))
@@ -127,7 +150,8 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
         description="List the resources (files, data, documents) the connected MCP servers offer.",
         prompt=(
             "Lists resources from the connected MCP servers: each with its server, uri, name and type. "
-            "Give `server` to list one server only. Read one with ReadMcpResource."
+            "Resource templates have a `uriTemplate` instead of a `uri`: replace each {variable} in it to get "
+            "the uri of a resource. Give `server` to list one server only. Read one with ReadMcpResource."
         ),
         call=call,
         check_permissions=check,
@@ -137,17 +161,22 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
     )
 
 
+def resource_blocks(contents: Sequence[Mapping[str, Any]]) -> list[ToolResultContent]:
+    """A read resource's contents as content blocks for the model (text blobs decoded; the user's parts left out)."""
+    kept, left_out = for_the_model(contents)
+    blocks = [content_block({"type": "resource", "resource": item}) for item in kept]
+    if left_out:
+        blocks.append({"type": "text", "text": f"[{left_out} part(s) meant for the user only were not shown]"})
+    return blocks
+
+
 def read_resource_tool(connections: Connections) -> Tool[ReadInput]:
     """ReadMcpResource over the servers `connections` returns."""
 
     async def call(value: ReadInput, ctx: ToolUseContext) -> ToolResult:
         connection = _connection(connections, value.server)
         contents = await _guarded(value.server, connection.read_resource(value.uri))
-        kept, left_out = for_the_model(contents)
-        blocks = [content_block({"type": "resource", "resource": item}) for item in kept]
-        if left_out:
-            blocks.append({"type": "text", "text": f"[{left_out} part(s) meant for the user only were not shown]"})
-        return ToolResult(blocks)
+        return ToolResult(resource_blocks(contents))
 
     async def check(value: ReadInput, ctx: ToolUseContext) -> PermissionCheck:
         return servers_check([value.server], ctx)

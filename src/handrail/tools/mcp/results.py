@@ -12,6 +12,11 @@ from handrail.tools.mcp.model import McpCallOutcome, for_the_user_only
 from handrail.tools.messages import ImageBlock, TextBlock, ToolResultBlock, ToolResultContent
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+# application/* types that are text (besides any +json, +xml or +yaml suffix)
+_TEXT_APPLICATION_TYPES = frozenset(
+    {"json", "xml", "javascript", "ecmascript", "yaml", "x-yaml", "toml", "x-toml", "csv", "sql", "graphql", "x-sh",
+     "x-python", "x-www-form-urlencoded", "x-ndjson", "jsonl"}
+)
 
 
 def _text(text: str) -> TextBlock:
@@ -22,6 +27,32 @@ def _decoded_size(data: str) -> int | None:
     try:
         return len(base64.b64decode(data, validate=True))
     except (binascii.Error, ValueError):
+        return None
+
+
+def is_text_type(mime: str) -> bool:
+    """Whether a MIME type names text (text/*, JSON, XML, YAML and the like)."""
+    kind, _, subtype = mime.split(";", 1)[0].strip().lower().partition("/")
+    if kind == "text":
+        return True
+    return kind == "application" and (
+        subtype in _TEXT_APPLICATION_TYPES or subtype.endswith(("+json", "+xml", "+yaml"))
+    )
+
+
+def _charset(mime: str) -> str:
+    for parameter in mime.split(";")[1:]:
+        name, _, value = parameter.strip().partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"')
+    return "utf-8"
+
+
+def decoded_text(blob: str, mime: str) -> str | None:
+    """A text blob's text (None when it is not base64 or not text in its charset)."""
+    try:
+        return base64.b64decode(blob, validate=True).decode(_charset(mime))
+    except (binascii.Error, ValueError, LookupError):
         return None
 
 
@@ -40,6 +71,9 @@ def _resource(resource: Mapping[str, Any]) -> ToolResultContent:
     blob = resource.get("blob")
     if isinstance(blob, str) and mime in IMAGE_TYPES:
         return _image(blob, mime, f"Resource {uri}")
+    text = decoded_text(blob, mime) if isinstance(blob, str) and isinstance(mime, str) and is_text_type(mime) else None
+    if text is not None:
+        return _text(f"[Resource: {uri} ({mime})]\n{text}")
     size = _decoded_size(blob) if isinstance(blob, str) else None
     amount = f"{size} bytes" if size is not None else "binary data"
     return _text(f"[Resource: {uri} ({mime or 'unknown type'}), {amount} not shown]")

@@ -6,6 +6,10 @@ connected; calls made through a connection that ended fail with an error the
 model can read. When the server says its tools changed (tools/list_changed) the
 runner lists them again and replaces `tools`; sessions pick the new tuple up at
 their next model request. The server's stderr goes to a file whose tail is kept for reports.
+
+A remote server that needs the user to sign in (OAuth) is not restarted: it waits in
+"needsSignIn" until a runner made with an interactive `SignIn` connects it. The server's
+instructions are kept while it restarts, so the system prompt stays the same meanwhile.
 """
 
 from __future__ import annotations
@@ -25,20 +29,23 @@ from typing import Any, Literal, TextIO
 
 from handrail.tools.mcp.config import McpServerConfig
 from handrail.tools.mcp.model import (
+    McpClientHooks,
     McpConnection,
     McpConnectionLostError,
     McpRequestError,
+    McpSignInRequiredError,
     McpToolSpec,
     innermost_error,
 )
+from handrail.tools.mcp.sign_in_files import SIGN_IN_SECONDS, SignIn
 from handrail.tools.mcp.tool_changes import ToolChanges, ToolsChange
 from handrail.tools.mcp.tools import callable_directly, mcp_tool
 from handrail.tools.protocol import Tool
 
 log = logging.getLogger(__name__)
 
-RunnerState = Literal["starting", "running", "failed", "restarting", "stopped"]
-RunnerEvent = Literal["running", "failed", "crashed", "stopped", "toolsChanged"]
+RunnerState = Literal["starting", "running", "failed", "restarting", "stopped", "needsSignIn"]
+RunnerEvent = Literal["running", "failed", "crashed", "stopped", "toolsChanged", "needsSignIn"]
 MAX_CONSECUTIVE_CRASHES = 5
 STABLE_AFTER_SECONDS = 30.0
 MAX_BACKOFF_SECONDS = 30.0
@@ -59,7 +66,7 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError) and exc.filename:
         return f"command not found: {exc.filename}"
     text = str(exc)
-    if isinstance(exc, McpConnectionLostError | McpRequestError):
+    if isinstance(exc, McpConnectionLostError | McpRequestError | McpSignInRequiredError):
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -75,19 +82,28 @@ class McpServerRunner:
         on_event: Callable[[McpServerRunner, RunnerEvent], None],
         restart_delay: float = 1.0,
         connect_timeout: float = 30.0,
+        hooks: McpClientHooks | None = None,
+        sign_in: SignIn | None = None,
+        instructions: str | None = None,
     ) -> None:
         self.config = config
         self.state: RunnerState = "starting"
         self.error: str | None = None
         self.restarts = 0
+        self.streak = 0  # consecutive crashes (or failed reconnections) since it last ran stably
         self.tools: tuple[Tool[Any], ...] = ()
         self.connection: McpConnection | None = None
         self.last_change: ToolsChange | None = None  # the latest tools/list_changed that was followed
+        self.instructions = instructions  # the latest connection's (kept while it restarts)
+        self.sign_in_at: str | None = None  # where the user must sign in ("needsSignIn")
+        self._hooks = hooks
+        self._sign_in = sign_in
         self._cwd = cwd
         self._on_event = on_event
         self._restart_delay = restart_delay
         self._connect_timeout = connect_timeout
         self._stop = asyncio.Event()
+        self._settled = asyncio.Event()  # its first connection attempt is over (running, failed, needs sign-in)
         self._task: asyncio.Task[None] | None = None
         self._connected = False
         self._folder = Path(tempfile.mkdtemp(prefix="handrail-mcp-"))
@@ -113,6 +129,7 @@ class McpServerRunner:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self.state = "stopped"
+        self._settled.set()
         self._stderr.close()
         shutil.rmtree(self._folder, ignore_errors=True)
 
@@ -130,32 +147,42 @@ class McpServerRunner:
             os.ftruncate(fd, 0)
         return tail.strip()
 
+    async def settled(self) -> None:
+        """Wait until the first connection attempt is over: running, failed, waiting for a sign-in, or stopped."""
+        await self._settled.wait()
+
     def _emit(self, event: RunnerEvent) -> None:
+        if event in ("running", "failed", "needsSignIn", "crashed"):
+            self._settled.set()
         try:
             self._on_event(self, event)
         except Exception:
             log.exception("MCP event handler failed")
 
     async def _run(self) -> None:
-        crashes = 0
         while not self._stop.is_set():
             started = time.monotonic()
             connected = await self._session()
             if self._stop.is_set():
                 break
-            if not connected and self.restarts == 0 and crashes == 0:
+            if self.sign_in_at is not None:
+                self.state = "needsSignIn"
+                self._emit("needsSignIn")
+                return
+            if not connected and self.restarts == 0 and self.streak == 0:
                 self.state = "failed"
                 self._emit("failed")
                 return
-            crashes = 1 if connected and time.monotonic() - started >= STABLE_AFTER_SECONDS else crashes + 1
-            if crashes > MAX_CONSECUTIVE_CRASHES:
+            stable = connected and time.monotonic() - started >= STABLE_AFTER_SECONDS
+            self.streak = 1 if stable else self.streak + 1
+            if self.streak > MAX_CONSECUTIVE_CRASHES:
                 self.state = "failed"
                 self.error = f"{self.error or 'it stopped'}; gave up after {MAX_CONSECUTIVE_CRASHES} restarts"
                 self._emit("failed")
                 return
             self.state = "restarting"
             self._emit("crashed")
-            delay = min(MAX_BACKOFF_SECONDS, self._restart_delay * 2 ** (crashes - 1))
+            delay = min(MAX_BACKOFF_SECONDS, self._restart_delay * 2 ** (self.streak - 1))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), delay)
             self.restarts += 1
@@ -164,18 +191,25 @@ class McpServerRunner:
     async def _session(self) -> bool:
         """One connection, held until the server ends or we stop; whether it got as far as running."""
         self._connected = False
+        sign_in = self._sign_in
+        timeout = self._connect_timeout + (SIGN_IN_SECONDS if sign_in is not None and sign_in.interactive else 0)
         try:
             adapter = await load_adapter()
             changes = ToolChanges(settle_timeout=self._connect_timeout)
             async with AsyncExitStack() as stack:
                 stack.callback(changes.close)
-                async with asyncio.timeout(self._connect_timeout):
+                async with asyncio.timeout(timeout):
                     connection, closed = await stack.enter_async_context(
-                        adapter.connect(self.config, self._stderr, self._cwd, changes.hear)
+                        adapter.connect(
+                            self.config, self._stderr, self._cwd, changes.hear, hooks=self._hooks, sign_in=sign_in
+                        )
                     )
                     covered = changes.take()  # a change heard while listing is listed again afterwards
                     specs = await connection.list_tools()
+                if sign_in is not None and sign_in.interactive:  # signed in: reconnections never open a browser
+                    self._sign_in = SignIn(sign_in.file)
                 self.connection = connection
+                self.instructions = connection.instructions
                 self._set_tools(specs, connection, changes)
                 changes.listed(covered)
                 self.state, self.error, self._connected = "running", None, True
@@ -189,6 +223,9 @@ class McpServerRunner:
                 raise
         except Exception as exc:
             self.error = describe_error(exc)
+            leaf = innermost_error(exc)
+            if isinstance(leaf, McpSignInRequiredError):
+                self.sign_in_at = leaf.where
             log.info("MCP server %s: %s", self.name, self.error)
         finally:
             self.tools, self.connection = (), None

@@ -1,8 +1,13 @@
-"""The one module that talks to the `mcp` SDK (v2 `Client` API): connect, list, call, read, hear tool changes.
+"""The module that talks to the `mcp` SDK (v2 `Client` API): connect, list, call, read, hear tool changes,
+and answer what servers ask of the client (elicitation, roots, log messages) through `McpClientHooks`.
 
 Everything the SDK returns is turned into `tools/mcp/model.py` data here, so an SDK
-change touches this file only. Import it lazily (off the event loop): importing the
-SDK costs most of a second.
+change touches this file (and `sdk_oauth.py`, its OAuth half) only. Import it lazily
+(off the event loop): importing the SDK costs most of a second.
+
+Sampling is not offered: no sampling callback is given, so the capability is not declared
+and a server that asks anyway gets the SDK's immediate "Sampling not supported" error.
+MCP tasks are not run (see `tools.callable_directly`).
 
 A server's `notifications/tools/list_changed` reaches `on_tools_changed` in both protocol
 eras: a handshake-era server (2025 `initialize`) sends it unasked and the SDK hands it to
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -25,24 +31,47 @@ import anyio.abc
 import anyio.lowlevel
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
-from mcp.client.session import IncomingMessage, MessageHandlerFnT
+from mcp.client.session import ClientRequestContext, IncomingMessage, MessageHandlerFnT
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
-from mcp_types import CONNECTION_CLOSED, Implementation, ToolListChangedNotification
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types import (
+    CONNECTION_CLOSED,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    ErrorData,
+    Implementation,
+    ListRootsResult,
+    LoggingLevel,
+    LoggingMessageNotificationParams,
+    Root,
+    ToolListChangedNotification,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from handrail import __version__
 from handrail.tools.mcp.config import McpServerConfig
 from handrail.tools.mcp.model import (
+    ElicitationRequest,
     McpCallOutcome,
+    McpClientHooks,
     McpConnectionLostError,
+    McpPromptArgument,
+    McpPromptMessage,
+    McpPromptSpec,
     McpRequestError,
     McpResource,
+    McpResourceTemplate,
+    McpSignInRequiredError,
     McpToolSpec,
     ProgressCallback,
     innermost_error,
 )
+from handrail.tools.mcp.sdk_oauth import oauth_provider
+from handrail.tools.mcp.sign_in_files import SignIn
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +80,8 @@ MAX_PAGES = 100
 SHORT_LISTEN_SECONDS = 5.0
 MAX_SHORT_LISTENS = 3
 _CONNECT_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+# the log messages a modern (2026-07-28) server is asked to send; handshake-era servers send what they choose
+LOG_LEVEL: LoggingLevel = "info"
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -70,11 +101,24 @@ class SdkConnection:
         """Whether the server declared the resources capability."""
         return self._client.server_capabilities.resources is not None
 
+    @property
+    def supports_prompts(self) -> bool:
+        """Whether the server declared the prompts capability."""
+        return self._client.server_capabilities.prompts is not None
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions for the model, as it sent them."""
+        return self._client.instructions
+
     async def _guard(self, request: Any) -> Any:
         if self._closed.is_set():
             raise McpConnectionLostError("the server is not connected")
         try:
             return await request
+        except McpSignInRequiredError as exc:  # a token that could not be refreshed mid-connection
+            self._closed.set()
+            raise McpConnectionLostError(str(exc)) from exc
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self._closed.set()
@@ -106,6 +150,12 @@ class SdkConnection:
                     meta=dict(tool.meta or {}),
                     title=tool.title or (tool.annotations.title if tool.annotations else None),
                     task_support=tool.execution.task_support if tool.execution else None,
+                    read_only=bool(tool.annotations and tool.annotations.read_only_hint),
+                    destructive=bool(
+                        tool.annotations
+                        and tool.annotations.destructive_hint is True
+                        and not tool.annotations.read_only_hint
+                    ),
                 )
                 for tool in page.tools
             )
@@ -147,6 +197,54 @@ class SdkConnection:
         """The contents of one resource."""
         result = await self._guard(self._client.read_resource(uri, cache_mode="bypass"))
         return tuple(_dump(item) for item in result.contents)
+
+    async def list_resource_templates(self) -> tuple[McpResourceTemplate, ...]:
+        """Every resource template, following pages."""
+        found: list[McpResourceTemplate] = []
+        async for page in self._pages(
+            lambda cursor: self._client.list_resource_templates(cursor=cursor, cache_mode="bypass")
+        ):
+            found.extend(
+                McpResourceTemplate(
+                    uri_template=t.uri_template,
+                    name=t.name,
+                    description=t.description,
+                    mime_type=t.mime_type,
+                    audience=tuple(t.annotations.audience or ()) if t.annotations else (),
+                )
+                for t in page.resource_templates
+            )
+        return tuple(found)
+
+    async def list_prompts(self) -> tuple[McpPromptSpec, ...]:
+        """Every prompt, following pages."""
+        found: list[McpPromptSpec] = []
+        async for page in self._pages(lambda cursor: self._client.list_prompts(cursor=cursor, cache_mode="bypass")):
+            found.extend(
+                McpPromptSpec(
+                    name=p.name,
+                    title=p.title,
+                    description=p.description,
+                    arguments=tuple(
+                        McpPromptArgument(a.name, a.description, bool(a.required)) for a in p.arguments or ()
+                    ),
+                )
+                for p in page.prompts
+            )
+        return tuple(found)
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str]) -> tuple[McpPromptMessage, ...]:
+        """The prompt's messages, rendered by the server with `arguments`."""
+        result = await self._guard(self._client.get_prompt(name, dict(arguments)))
+        return tuple(McpPromptMessage(m.role, _dump(m.content)) for m in result.messages)
+
+    async def roots_changed(self) -> None:
+        """notifications/roots/list_changed to a handshake-era server (modern ones list roots when they need them)."""
+        if self._closed.is_set() or self._client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await self._guard(self._client.send_roots_list_changed())
 
 
 @asynccontextmanager
@@ -248,40 +346,102 @@ async def follow_tool_changes(
         report_started()
 
 
+class _ClientCallbacks:
+    """The SDK client's callbacks for what a server asks of the editor, answered through `hooks`."""
+
+    def __init__(self, server: str, hooks: McpClientHooks) -> None:
+        self._server = server
+        self._hooks = hooks
+
+    async def elicit(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
+        """elicitation/create: the user's answer (a form's content only when accepted)."""
+        if isinstance(params, ElicitRequestURLParams):
+            request = ElicitationRequest(params.message, "url", url=params.url, elicitation_id=params.elicitation_id)
+        else:
+            request = ElicitationRequest(params.message, "form", schema=dict(params.requested_schema))
+        answer = await self._hooks.elicit(self._server, request)
+        if answer.action != "accept" or request.mode != "form" or answer.content is None:
+            return ElicitResult(action=answer.action)
+        return ElicitResult(action=answer.action, content=dict(answer.content))
+
+    async def roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
+        """roots/list: the workspace folders."""
+        roots = [Root(uri=path.as_uri(), name=path.name) for path in self._hooks.roots()]  # type: ignore[arg-type]
+        return ListRootsResult(roots=roots)
+
+    async def log(self, params: LoggingMessageNotificationParams) -> None:
+        """notifications/message: to the editor's log."""
+        self._hooks.log(self._server, params.level, params.logger, params.data)
+
+
+async def _http_auth(stack: AsyncExitStack, config: McpServerConfig, sign_in: SignIn | None, hooks: Any) -> Any:
+    """OAuth for a remote server that does not bring its own Authorization header (None otherwise)."""
+    if sign_in is None or any(key.lower() == "authorization" for key in config.headers):
+        return None
+    assert config.url is not None
+    open_browser = None
+    if sign_in.interactive and hooks is not None:
+
+        async def open_browser(url: str) -> bool:
+            opened: bool = await hooks.open_browser(config.name, url)
+            return opened
+
+    return await stack.enter_async_context(oauth_provider(config.url, sign_in.file, open_browser))
+
+
 @asynccontextmanager
 async def connect(
-    config: McpServerConfig, errlog: TextIO, cwd: Path | None, on_tools_changed: Callable[[], None] = lambda: None
+    config: McpServerConfig,
+    errlog: TextIO,
+    cwd: Path | None,
+    on_tools_changed: Callable[[], None] = lambda: None,
+    *,
+    hooks: McpClientHooks | None = None,
+    sign_in: SignIn | None = None,
 ) -> AsyncIterator[tuple[SdkConnection, anyio.Event]]:
-    """Start (stdio) or reach (http) the server and hold the connection open until the block ends.
+    """Start (stdio) or reach (http, sse) the server and hold the connection open until the block ends.
 
     The event is set when the server's side ends. Stopping a stdio server closes its
     stdin, then signals its process group (the SDK starts it in a session of its own).
     `on_tools_changed` is called (on the event loop) each time the server says its tools changed.
+    With `hooks`, the server may elicit, list roots and log to the editor; `sign_in` is
+    where a remote server's OAuth sign-in is kept (and whether the user may be asked to sign in now).
     """
     closed = anyio.Event()
     async with AsyncExitStack() as stack:
-        if config.transport == "http":
+        if config.transport in ("http", "sse"):
             assert config.url is not None
-            http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=dict(config.headers), timeout=_CONNECT_TIMEOUT)
-            )
-            transport: Any = streamable_http_client(config.url, http_client=http)
+            auth = await _http_auth(stack, config, sign_in, hooks)
+            if config.transport == "sse":
+                transport: Any = sse_client(config.url, headers=dict(config.headers), auth=auth)
+            else:
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=dict(config.headers), timeout=_CONNECT_TIMEOUT, auth=auth)
+                )
+                transport = streamable_http_client(config.url, http_client=http)
         else:
             assert config.command is not None
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=cwd
             )
             transport = stdio_client(params, errlog=errlog)
+        callbacks = _ClientCallbacks(config.name, hooks) if hooks is not None else None
         client = Client(
             _watch_end(transport, closed),
             client_info=Implementation(name="handrail", version=__version__),
             message_handler=_tool_change_handler(on_tools_changed),
             cache=None,
+            elicitation_callback=callbacks.elicit if callbacks is not None else None,
+            list_roots_callback=callbacks.roots if callbacks is not None else None,
+            logging_callback=callbacks.log if callbacks is not None else None,
+            log_level=LOG_LEVEL if callbacks is not None else None,
         )
         try:
             await stack.enter_async_context(client)
         except Exception as exc:
             leaf = innermost_error(exc)
+            if isinstance(leaf, McpSignInRequiredError):
+                raise leaf from exc
             if isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
                 raise McpConnectionLostError("the server closed the connection before it was ready") from exc
             if isinstance(leaf, MCPError):

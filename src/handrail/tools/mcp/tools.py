@@ -1,8 +1,12 @@
 """A server's tools as handrail Tools: `mcp__<server>__<tool>`, the server's own JSON Schema, checked before the call.
 
-Servers' annotations (readOnlyHint…) are hints from code we did not write, so they
-are not believed: MCP tools are never read-only nor concurrency-safe, and they ask
-unless a rule (`mcp__server`, `mcp__server__*`, `mcp__server__tool`) allows them.
+Servers' annotations are hints from code we did not write, so they only ever make
+handrail more careful or let a tool run where nothing is at stake without the user:
+a tool the server marks read-only (`readOnlyHint`) runs concurrently with other
+read-only calls and may be asked for in plan mode, yet it still asks unless a rule
+(`mcp__server`, `mcp__server__*`, `mcp__server__tool`) allows it, like every MCP tool.
+A tool marked destructive (`destructiveHint: true`) says so to the model and in the
+permission question.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from handrail.permissions.decision import PermissionCheck
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
 from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, McpToolSpec
@@ -25,6 +30,8 @@ ALWAYS_LOAD_META = "anthropic/alwaysLoad"
 MAX_RESULT_CHARS = 50_000
 MAX_DESCRIPTION_CHARS = 2_048
 MAX_REPORTED_ERRORS = 5
+DESTRUCTIVE_NOTE = "The MCP server marks this tool as destructive: it may delete or overwrite data."
+DESTRUCTIVE_SUMMARY = " [destructive, says the server]"
 
 
 class McpInput(BaseModel):
@@ -45,15 +52,21 @@ def _jsonschema() -> Any:
     return jsonschema
 
 
-def schema_problems(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
-    """What is wrong with `arguments` under `schema` (empty when valid); a broken schema is a problem too."""
+def schema_problems(
+    schema: Mapping[str, Any], arguments: Mapping[str, Any], *, check_formats: bool = False
+) -> list[str]:
+    """What is wrong with `arguments` under `schema` (empty when valid); a broken schema is a problem too.
+
+    `check_formats` also checks `format` (email, uri, date…), which JSON Schema leaves to the validator's choice.
+    """
     jsonschema = _jsonschema()
     try:
         validator_class = jsonschema.validators.validator_for(schema)
         validator_class.check_schema(schema)
     except jsonschema.SchemaError as exc:
-        return [f"the server's input schema is not valid JSON Schema ({exc.message}); the call was not sent"]
-    validator = validator_class(schema)
+        return [f"the server's schema is not valid JSON Schema ({exc.message}); nothing was sent"]
+    formats = validator_class.FORMAT_CHECKER if check_formats else None
+    validator = validator_class(schema, format_checker=formats)
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
     problems = []
     for error in errors[:MAX_REPORTED_ERRORS]:
@@ -90,6 +103,8 @@ def mcp_tool(
     description = spec.description or spec.title or f"{spec.name} (from the MCP server {server})"
     if len(description) > MAX_DESCRIPTION_CHARS:
         description = description[:MAX_DESCRIPTION_CHARS] + "…"
+    if spec.destructive:
+        description = f"{description}\n\n{DESTRUCTIVE_NOTE}"
 
     async def validate(value: McpInput, ctx: ToolUseContext) -> ValidationResult:
         problems = schema_problems(schema, arguments_of(value))
@@ -113,7 +128,20 @@ def mcp_tool(
         return ToolResult(outcome)
 
     def summary(value: McpInput) -> str:
-        return f"{server}: {spec.name} {_summary(arguments_of(value))}"
+        marked = DESTRUCTIVE_SUMMARY if spec.destructive else ""
+        return f"{server}: {spec.name}{marked} {_summary(arguments_of(value))}"
+
+    async def read_only_check(value: McpInput, ctx: ToolUseContext) -> PermissionCheck:
+        # read-only by the server's word: plan mode may ask for it, but no rule → the user is asked
+        return PermissionCheck("ask", f"the MCP server {server!r} marks {spec.name!r} read-only; approve it to run")
+
+    extra: dict[str, Any] = {}
+    if spec.read_only:
+        extra = {
+            "is_read_only": lambda _: True,
+            "is_concurrency_safe": lambda _: True,
+            "check_permissions": read_only_check,
+        }
 
     return build_tool(
         name=name,
@@ -129,4 +157,5 @@ def mcp_tool(
         interrupt_behavior="cancel",  # stopping the turn cancels the request (notifications/cancelled)
         always_load=spec.meta.get(ALWAYS_LOAD_META) is True,
         input_json_schema=schema,
+        **extra,
     )

@@ -1,0 +1,83 @@
+"""Where sign-ins to remote MCP servers are kept: one JSON file per server, readable by the user only.
+
+The file (`<state dir>/mcp-auth/<digest>.json`, mode 0600 in a 0700 folder) holds the
+OAuth tokens, the client registration, the loopback port the registration names, and
+the endpoints needed to refresh and revoke. It is keyed by the server's name *and* URL,
+so a workspace that defines another server at the same URL never gets the user's tokens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+AUTH_DIR = "mcp-auth"
+SIGN_IN_SECONDS = 300.0  # how long a sign-in waits for the user to finish in the browser
+
+
+def sign_in_path(state: Path, server: str, url: str) -> Path:
+    """The file for `server` at `url` under the state folder `state`."""
+    digest = hashlib.sha256(f"{server}\0{url}".encode()).hexdigest()[:24]
+    return state / AUTH_DIR / f"{digest}.json"
+
+
+class SignInFile:
+    """Reads and writes one server's sign-in file (blocking: call from a thread)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> dict[str, Any]:
+        """What the file holds ({} when it is missing or unreadable: then the user signs in again)."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def update(self, **fields: Any) -> None:
+        """Set `fields` (a None value removes the field) and write the file atomically, 0600."""
+        data = self.read()
+        for key, value in fields.items():
+            if value is None:
+                data.pop(key, None)
+            else:
+                data[key] = value
+        self._write(data)
+
+    def _write(self, data: dict[str, Any]) -> None:
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(folder, 0o700)
+        fd, temporary = tempfile.mkstemp(prefix=".sign-in-", dir=folder)  # created 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle)
+            os.replace(temporary, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+
+    def remove(self) -> bool:
+        """Forget the sign-in; whether there was one."""
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """A remote server's sign-in: its file, and whether the user may be sent to the browser now (else a
+    needed sign-in ends the connection attempt with `McpSignInRequiredError`)."""
+
+    file: SignInFile
+    interactive: bool = False
