@@ -428,7 +428,7 @@ def test_plugin_pretrusted_folder_is_trusted_at_start(project: Path, model: Fake
 def test_plugin_trust_option_off_sends_no_trust(project: Path, model: FakeModel, tmp_path: Path) -> None:
     model.add(Reply.of(SAY_HI), Reply.of(Text("Denied.")))
     model.add(Reply.of(SAY_HI), Reply.of(Text("Denied again.")))
-    run = run_nvim("plugin_pretrusted", project, model, tmp_path, HANDRAIL_TRUST="false")
+    run = run_nvim("plugin_pretrusted", project, model, tmp_path, HANDRAIL_TRUST="false", ANSWER="Deny")
     with run.explained():
         assert run.ok
         r = run.result
@@ -700,9 +700,10 @@ def test_plugin_checkhealth(workspace: Path, model: FakeModel, tmp_path: Path) -
         assert re.search(server, running)
 
 
-def test_plugin_question_cancels_the_turn(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+@pytest.mark.parametrize("answer", ["Cancel the turn", "(dismissed with Esc)"])
+def test_plugin_question_cancels_the_turn(workspace: Path, model: FakeModel, tmp_path: Path, answer: str) -> None:
     model.add(Reply.of(ToolUse("Bash", {"command": "mkdir made"})), Reply.of(Text("Never asked for.")))
-    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Make a folder", ANSWER="Cancel the turn")
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Make a folder", ANSWER=answer)
     with run.explained():
         assert run.ok
         r = run.result

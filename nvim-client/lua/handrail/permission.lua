@@ -82,6 +82,8 @@ end
 
 -- Deny this call and cancel the whole turn (closing the question any other way only denies the call).
 local CANCEL_TURN = { label = 'Cancel the turn', key = '<C-c>', answer = { decision = DENY }, cancel_turn = true }
+-- The review window closed by `q` (or :close): this call is denied, the turn goes on.
+local DENY_ONLY = { label = 'Deny', answer = { decision = DENY } }
 
 --- The choices offered for `params`: each has a `label` and the `answer` sent, or `feedback` (ask for
 --- it, then deny) or `cancel_turn` (deny, then cancel the session's turn).
@@ -148,14 +150,14 @@ function M.prompt_text(params)
   return text
 end
 
---- Answer with `choice` (nil: the question was closed, which denies this call only), calling `done` once.
+--- Answer with `choice`, calling `done` once. nil: the picker was dismissed (<Esc>), which cancels the
+--- turn as "Cancel the turn" does (as Claude Code's <Esc> at a prompt); the review window's `q` denies
+--- this call only (`DENY_ONLY`).
 ---@param params table
 ---@param choice handrail.ReviewChoice?
 ---@param done fun(answer: table)
 local function resolve(params, choice, done)
-  if not choice then
-    return done({ decision = DENY })
-  end
+  choice = choice or CANCEL_TURN
   if choice.cancel_turn then
     -- the cancel goes out before the answer: the turn ends instead of going on without this call
     require('handrail').cancel(params.sessionId)
@@ -223,7 +225,7 @@ function M.handler(_, params, _)
     local closers = {}
     return prompts.wait(params.toolUseId, closers, function(finish)
       local close = require('handrail.review').open(params, M.prompt_text(params), M.choices(params), function(choice)
-        resolve(params, choice, finish)
+        resolve(params, choice or DENY_ONLY, finish)
       end, { focus = current.focus, height = current.height })
       table.insert(closers, close)
       pending[session] = pending[session] or {}
