@@ -10,6 +10,8 @@ because callers catch them as such (their children are ValueErrors too). The tre
   * ConfigError — permissions/gitdir.py: a git configuration file git may read differently (ValueError)
   * ToolError — tools/errors.py: a tool call failed; the message is the model's `is_error` result
     * WriteConflictError — tools/filesystem.py: the file changed between the snapshot and the write
+    * UnsharedBufferError — lsp/document_share.py: the editor may hold the file in a buffer handrail cannot
+      see, so it was not written
   * BinaryFileError — tools/filesystem.py: the file is not text
   * FileTooLargeError — tools/filesystem.py: the file on disk is over the reader's limit; nothing was read
   * EditError — tools/text_ops.py: an edit that cannot be applied (ValueError)
@@ -30,11 +32,17 @@ because callers catch them as such (their children are ValueErrors too). The tre
   * MissingVariableError — tools/mcp/config.py: `${VAR}` without a default names an unset variable (ValueError)
   * McpConnectionLostError — tools/mcp/model.py: an MCP server went away during a request
   * McpRequestError — tools/mcp/model.py: an MCP server answered a request with a protocol error
+  * McpSignInRequiredError — tools/mcp/model.py: a remote MCP server wants a sign-in only the user can give
+  * MentionError — tools/mcp/mentions.py: a mentioned MCP resource that cannot be attached (ValueError)
+  * PromptUsageError — tools/mcp/prompts.py: an MCP prompt named or called wrongly (ValueError)
+  * FormError — tools/mcp/elicitation.py: an elicitation schema MCP does not allow (ValueError)
+  * SignInRefusedError — tools/mcp/loopback.py: the authorization server sent the browser back with an error
   * ModelError — agent/model_errors.py: the model could not be reached or answered with an error
   * StreamFault — agent/model_errors.py: the model's stream stalled or sent events that do not parse
   * RequestRefused — wire/errors.py: a request answered with an error instead of a result (its JSON-RPC `code`)
     * InvalidParams — the arguments are malformed or ask for what cannot be (an unknown or disabled mode)
     * InvalidRequest — the request cannot be carried out now (the session is still running a turn)
+    * PromptFailed — agent/mcp_prompts.py: an MCP server could not render a prompt
 
 Exceptions private to a module (a leading underscore) that never leave it are not part of the tree.
 """

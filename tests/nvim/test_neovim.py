@@ -428,7 +428,7 @@ def test_plugin_pretrusted_folder_is_trusted_at_start(project: Path, model: Fake
 def test_plugin_trust_option_off_sends_no_trust(project: Path, model: FakeModel, tmp_path: Path) -> None:
     model.add(Reply.of(SAY_HI), Reply.of(Text("Denied.")))
     model.add(Reply.of(SAY_HI), Reply.of(Text("Denied again.")))
-    run = run_nvim("plugin_pretrusted", project, model, tmp_path, HANDRAIL_TRUST="false", ANSWER="Deny")
+    run = run_nvim("plugin_pretrusted", project, model, tmp_path, HANDRAIL_TRUST="false", CALL_ANSWER="Deny")
     with run.explained():
         assert run.ok
         r = run.result

@@ -13,7 +13,7 @@ H.setup_plugin({ trust = vim.env.HANDRAIL_TRUST ~= 'false' })
 H.run(function()
   local _, client = H.open(vim.env.WORK_DIR .. '/app.py')
   R.init_trusted = client.config._handrail_trusted
-  vim.env.ANSWER = vim.env.ANSWER or 'Approve' -- the test of trust = false denies the calls instead
+  vim.env.ANSWER = vim.env.CALL_ANSWER or 'Approve' -- the test of trust = false denies the calls instead
   H.stage('ask')
   R.first = H.ask('Say hi')
   H.stage('ask again')

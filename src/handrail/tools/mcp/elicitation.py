@@ -14,13 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from handrail.errors import HandrailError
 from handrail.tools.mcp.tools import schema_problems
 
 FieldKind = Literal["boolean", "choice", "choices", "text", "number", "integer"]
 MAX_CHOICES = 25  # more buttons than this is no question anyone can answer
 
 
-class FormError(ValueError):
+class FormError(HandrailError, ValueError):
     """The requested schema is not one MCP allows (nested objects, unknown types…)."""
 
 

@@ -12,6 +12,8 @@ import contextlib
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
+from handrail.errors import HandrailError
+
 CALLBACK_PATH = "/callback"
 MAX_REQUEST_BYTES = 16_384
 _DONE_PAGE = (
@@ -21,7 +23,7 @@ _DONE_PAGE = (
 _FAILED_PAGE = "<!doctype html><meta charset=utf-8><title>handrail</title><p>The sign-in did not succeed: {}</p>"
 
 
-class SignInRefusedError(Exception):
+class SignInRefusedError(HandrailError):
     """The authorization server sent the browser back with an error instead of a code."""
 
 

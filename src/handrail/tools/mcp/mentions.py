@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from handrail.errors import HandrailError
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.visible import visible
 from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError
@@ -25,7 +26,7 @@ _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*:\S
 _TRAILING = ".,;:!?)]}'\""
 
 
-class MentionError(ValueError):
+class MentionError(HandrailError, ValueError):
     """A mentioned resource that cannot be attached; the message says which and why."""
 
 

@@ -32,7 +32,7 @@ class McpRequestError(HandrailError):
     """The server answered a request with a protocol error."""
 
 
-class McpSignInRequiredError(Exception):
+class McpSignInRequiredError(HandrailError):
     """A remote server wants an OAuth sign-in that only the user can give (`where`: the sign-in page's origin)."""
 
     def __init__(self, where: str) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from handrail.errors import HandrailError
 from handrail.permissions.rules import MCP_PREFIX
 from handrail.tools.mcp.model import McpPromptMessage, McpPromptSpec
 from handrail.tools.mcp.names import mcp_tool_name
@@ -20,7 +21,7 @@ from handrail.tools.mcp.results import content_block, for_the_model
 from handrail.tools.messages import ToolResultContent
 
 
-class PromptUsageError(ValueError):
+class PromptUsageError(HandrailError, ValueError):
     """A prompt named or called wrongly; the message says how to call it."""
 
 
