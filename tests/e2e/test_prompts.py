@@ -118,3 +118,13 @@ async def test_always_allow_names_and_adds_every_rule(plain: Editor, model: Fake
     (block,) = tool_results(model.requests[3])
     assert not block.get("is_error") and (workspace / "documented-two").exists()
     assert result_text(block) is not None
+
+
+async def test_no_always_answer_when_no_rule_is_safe_to_offer(plain: Editor, model: FakeModel) -> None:
+    """A command no rule can cover (code piped into a shell) is asked about every time: no "Always allow"
+    that would save the tool's name and with it every other command."""
+    model.add(Reply.of(ToolUse("Bash", {"command": "echo date | sh"})), Reply.of(Text("ok")))
+    plain.answers.append("Deny")
+    await plain.ask("date")
+    (prompt,) = plain.prompts
+    assert [action.title for action in prompt.actions or []] == ["Allow once", "Deny"]

@@ -888,3 +888,12 @@ def test_plugin_shows_background_tasks_in_the_chat_and_the_statusline(
         r = run.result
         assert "  ⧗ background: shell `sleep 60` running" in r["chat"]
         assert "⧗1" in r["statusline"]
+
+
+def test_plugin_offers_no_always_answer_when_no_rule_is_safe(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    model.add(Reply.of(ToolUse("Bash", {"command": "echo date | sh"})), Reply.of(Text("No.")))
+    run = run_nvim("plugin_ask", workspace, model, tmp_path, PROMPT="Date", ANSWER="Deny")
+    with run.explained():
+        assert run.ok
+        (select,) = run.result["selects"]
+        assert select["labels"] == ["Allow once", "Deny", "Deny with feedback…", "Cancel the turn"]

@@ -105,21 +105,21 @@ function M.choices(params)
       table.insert(rules, rule)
     end
   end
-  if #rules == 0 then
-    rules = { params.tool }
+  -- no suggestion: no rule is safe to offer (a flagged command); the tool's name would allow every call
+  if #rules > 0 then
+    -- one choice adds every suggested rule: a compound command needs all of them
+    local always = 'Always allow ' .. visible.visible(table.concat(rules, ', '))
+    table.insert(items, {
+      label = always,
+      key = 'A',
+      answer = { decision = ALWAYS, rules = rules, rule = rules[1], destination = protocol.destination.session },
+    })
+    table.insert(items, {
+      label = always .. ' in this workspace',
+      key = 'W',
+      answer = { decision = ALWAYS, rules = rules, rule = rules[1], destination = protocol.destination.workspace },
+    })
   end
-  -- one choice adds every suggested rule: a compound command needs all of them
-  local always = 'Always allow ' .. visible.visible(table.concat(rules, ', '))
-  table.insert(items, {
-    label = always,
-    key = 'A',
-    answer = { decision = ALWAYS, rules = rules, rule = rules[1], destination = protocol.destination.session },
-  })
-  table.insert(items, {
-    label = always .. ' in this workspace',
-    key = 'W',
-    answer = { decision = ALWAYS, rules = rules, rule = rules[1], destination = protocol.destination.workspace },
-  })
   table.insert(items, { label = 'Deny', key = 'd', answer = { decision = DENY } })
   table.insert(items, { label = 'Deny with feedback…', key = 'f', feedback = true })
   table.insert(items, CANCEL_TURN)

@@ -148,8 +148,10 @@ class LspPrompter:
         return await send_cancellable(self._server, method, params)
 
     async def _ask_plain(self, request: PermissionRequest) -> PermissionAnswer:
-        rules = request.suggestions or (request.tool_name,)
-        actions = [ALLOW_ONCE, always_allow_title(rules), always_allow_here_title(rules), DENY]
+        # no suggestion: no rule is safe to offer (a flagged command), and the tool's name would allow every call
+        rules = request.suggestions
+        always = [always_allow_title(rules), always_allow_here_title(rules)] if rules else []
+        actions = [ALLOW_ONCE, *always, DENY]
         if command_is_cut(request):
             actions.insert(1, SHOW_FULL_COMMAND)
         params = types.ShowMessageRequestParams(
@@ -167,9 +169,9 @@ class LspPrompter:
             )
         if title == ALLOW_ONCE:
             return PermissionAnswer("allow")
-        if title == always_allow_title(rules):
+        if rules and title == always_allow_title(rules):
             return PermissionAnswer("allow_always", rules=rules)
-        if title == always_allow_here_title(rules):
+        if rules and title == always_allow_here_title(rules):
             return PermissionAnswer("allow_always", rules=rules, destination="localSettings")
         return PermissionAnswer("deny")
 

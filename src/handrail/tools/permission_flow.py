@@ -175,13 +175,6 @@ def _command_and_description(tool_input: dict[str, Any]) -> tuple[str | None, st
     return command, description if isinstance(description, str) and description.strip() else None
 
 
-def _default_rule(tool: Tool[Any], value: BaseModel) -> str:
-    content = tool.rule_content(value)
-    if tool.name == "Bash" and content:
-        return f"Bash({content})"
-    return tool.name
-
-
 async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> Authorization:
     """Decide whether the call may run, asking the user when the pipeline says ask."""
     hook = await pre_tool_use(tool, value, ctx)
@@ -213,7 +206,7 @@ async def authorize(tool: Tool[Any], value: BaseModel, ctx: ToolUseContext) -> A
         summary=tool.summary(value) or tool.name,
         reason=decision.reason.message,
         diff=decision.diff,
-        suggestions=decision.suggestions or (_default_rule(tool, value),),
+        suggestions=decision.suggestions,  # none: no rule is safe to offer, so no "always" answer is offered
         command=command,
         description=description,
     )

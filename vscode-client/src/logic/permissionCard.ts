@@ -98,8 +98,8 @@ export function isDestination(value: unknown): value is Destination {
 
 /** The `handrail/permission` result for a card's answer. */
 export function cardResult(params: PermissionParams, answer: CardAnswer): PermissionResult {
-  if (answer.decision === "allowAlways" && params.tool !== PLAN_TOOL) {
-    const rules = alwaysRules(params);
+  const rules = alwaysRules(params);
+  if (answer.decision === "allowAlways" && params.tool !== PLAN_TOOL && rules.length > 0) {
     return { decision: "allowAlways", rules, rule: rules[0], destination: answer.destination ?? "session" };
   }
   if (answer.decision === "allow" || answer.decision === "allowAlways") {

@@ -41,9 +41,10 @@ export function commandIsCut(params: PermissionParams): boolean {
   return command !== null && (cutMiddle(visible(command), TITLE_COMMAND_CHARS) !== visible(command) || command.includes("\n"));
 }
 
-/** The rules an "always allow" adds: every suggestion together (a compound command needs them all). */
+/** The rules an "always allow" adds: every suggestion together (a compound command needs them all). None: no rule
+ * is safe to offer (a flagged command), so no "always" is offered; the tool's name would allow every call. */
 export function alwaysRules(params: PermissionParams): string[] {
-  return params.suggestions.length > 0 ? [...params.suggestions] : [params.tool];
+  return [...params.suggestions];
 }
 
 /** The first step: allow once, show the full command (when cut), always allow every suggested rule, deny, deny with a reason.
@@ -61,12 +62,14 @@ export function choiceItems(params: PermissionParams): ChoiceItem[] {
   if (commandIsCut(params)) {
     items.push({ label: "$(eye) Show full command", description: "opens it beside, then asks again", choice: { kind: "showCommand" } });
   }
-  items.push(
-    {
+  if (rules.length > 0) {
+    items.push({
       label: `$(check-all) Always allow ${visible(rules.join(", "))}`,
       description: rules.length > 1 ? `adds ${rules.length} rules; choose where to remember them next` : "choose where to remember it next",
       choice: { kind: "always", rules },
-    },
+    });
+  }
+  items.push(
     { label: "$(close) Deny", choice: { kind: "deny" } },
     { label: "$(comment) Deny and tell the agent why…", choice: { kind: "denyWithFeedback" } },
   );

@@ -144,9 +144,10 @@ function askNode(view: PromptView, actions: CardActions): HTMLElement {
       showOnly(where);
       where.querySelector<HTMLButtonElement>("button")?.focus();
     };
+    // no rules: none is safe to offer (a flagged command), so there is no "always" answer
     main.append(
       button("Allow once", "allow", allow, "1"),
-      button("Always allow…", "secondary always", always, "2"),
+      ...(view.rules.length > 0 ? [button("Always allow…", "secondary always", always, "2")] : []),
       button("Deny", "secondary deny", deny, "3"),
       button("Deny with feedback…", "secondary feedback-button", withFeedback, "4"),
     );
@@ -155,15 +156,17 @@ function askNode(view: PromptView, actions: CardActions): HTMLElement {
       where.append(button(d.label, "secondary destination", () => actions.answer(view.toolUseId, { decision: "allowAlways", destination: d.destination }), d.detail));
     }
     where.append(button("Back", "secondary", () => showOnly(main)));
-    const rules = el("div", "rules");
-    rules.append(el("span", undefined, `"Always allow" adds ${view.rules.length === 1 ? "this rule" : `these ${view.rules.length} rules`}: `));
-    view.rules.forEach((rule, i) => rules.append(...(i > 0 ? [document.createTextNode(", ")] : []), el("code", undefined, rule)));
-    box.append(rules);
-    box.dataset.keys = "1 2 3 4";
+    if (view.rules.length > 0) {
+      const rules = el("div", "rules");
+      rules.append(el("span", undefined, `"Always allow" adds ${view.rules.length === 1 ? "this rule" : `these ${view.rules.length} rules`}: `));
+      view.rules.forEach((rule, i) => rules.append(...(i > 0 ? [document.createTextNode(", ")] : []), el("code", undefined, rule)));
+      box.append(rules);
+    }
+    box.dataset.keys = view.rules.length > 0 ? "1 2 3 4" : "1 3 4";
   }
   box.append(main, where, feedback, el("div", "hint", view.kind === "plan"
     ? "Keys: 1 approve · 3 keep planning · 4 with feedback · Esc stops the turn"
-    : "Keys: 1 allow once · 2 always · 3 deny · 4 deny with feedback · Esc stops the turn"));
+    : `Keys: 1 allow once · ${view.rules.length > 0 ? "2 always · " : ""}3 deny · 4 deny with feedback · Esc stops the turn`));
   box.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLTextAreaElement || e.altKey || e.ctrlKey || e.metaKey) {
       return;

@@ -156,6 +156,10 @@ test("a card shows the exact command first and every rule an always adds; the an
   assert.deepEqual(view.rules, ["Bash(git push:*)", "Bash(rm:*)"]);
   assert.deepEqual(cardResult(params, { decision: "allowAlways" }), { decision: "allowAlways", rules: ["Bash(git push:*)", "Bash(rm:*)"], rule: "Bash(git push:*)", destination: "session" });
   assert.deepEqual(cardResult(params, { decision: "deny", feedback: "  " }), { decision: "deny" });
+  // no suggestion (a flagged command): no rule to add, so never the tool's name
+  const flagged = { ...params, suggestions: [] };
+  assert.deepEqual(promptView(flagged, []).rules, []);
+  assert.deepEqual(cardResult(flagged, { decision: "allowAlways" }), { decision: "allow" });
   const plan = promptView({ ...EDIT_PROMPT, tool: "ExitPlanMode", input: { plan: "1. do it" }, diff: null, suggestions: [] }, []);
   assert.equal(plan.kind, "plan");
   assert.equal(plan.plan, "1. do it");

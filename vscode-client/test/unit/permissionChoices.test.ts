@@ -37,9 +37,9 @@ test("the first step offers allow once, one always for every suggested rule toge
   assert.match(items[1].description ?? "", /adds 2 rules/);
 });
 
-test("without suggestions the tool name is the rule", () => {
+test("without suggestions no always is offered (the tool's name would allow every call)", () => {
   const items = choiceItems({ ...EDIT_PROMPT, suggestions: [] });
-  assert.deepEqual(items[1].choice, { kind: "always", rules: ["Edit"] });
+  assert.deepEqual(items.map((i) => i.choice.kind), ["allow", "deny", "denyWithFeedback"]);
 });
 
 test("picks map to the contract's results, every rule of an always", () => {

@@ -48,7 +48,7 @@ function ops(): ViewOp[] {
   for (const event of recordedStream()) {
     controller.handleEvent(event);
   }
-  void controller.askPermission({ sessionId: "recorded-session", toolUseId: "toolu_write1", tool: "Write", input: {}, summary: "Write README.md", reason: "Write changes files", diff: null, suggestions: [] }, CancellationToken.None);
+  void controller.askPermission({ sessionId: "recorded-session", toolUseId: "toolu_write1", tool: "Write", input: {}, summary: "Write README.md", reason: "Write changes files", diff: null, suggestions: ["Edit(//home/dev/project/README.md)"] }, CancellationToken.None);
   controller.setPermissions({ mode: "plan", inactive: [
     { rule: "Bash(npm test:*)", behavior: "allow", source: "project", reason: "the workspace is not trusted" },
     { setting: "hooks", source: "project", reason: "the workspace is not trusted" },
