@@ -21,7 +21,14 @@ from handrail.permissions.decision import PermissionCheck
 from handrail.permissions.rules import MCP_PREFIX
 from handrail.tools.context import ToolUseContext
 from handrail.tools.errors import ToolError
-from handrail.tools.mcp.model import McpConnection, McpConnectionLostError, McpRequestError, for_the_user_only
+from handrail.tools.mcp.model import (
+    McpConnection,
+    McpConnectionLostError,
+    McpRequestError,
+    McpResource,
+    McpResourceTemplate,
+    for_the_user_only,
+)
 from handrail.tools.mcp.names import normalize_server_name
 from handrail.tools.mcp.results import content_block, for_the_model
 from handrail.tools.messages import ToolResultBlock, ToolResultContent
@@ -106,13 +113,19 @@ async def _templates(server: str, connection: McpConnection) -> list[dict[str, A
     for template in templates:
         if for_the_user_only(template.audience):
             continue
-        item = {"server": server, "uriTemplate": template.uri_template, "name": template.name}
-        if template.mime_type:
-            item["mimeType"] = template.mime_type
-        if template.description:
-            item["description"] = template.description
-        listed.append(item)
+        listed.append(_entry(server, "uriTemplate", template.uri_template, template))
     return listed
+
+
+def _entry(server: str, key: str, address: str, listed: McpResource | McpResourceTemplate) -> dict[str, Any]:
+    """One line of ListMcpResources: the server, the resource's address under `key`, its name, and its MIME type
+    and description when it has them."""
+    item: dict[str, Any] = {"server": server, key: address, "name": listed.name}
+    if listed.mime_type:
+        item["mimeType"] = listed.mime_type
+    if listed.description:
+        item["description"] = listed.description
+    return item
 
 
 def list_resources_tool(connections: Connections) -> Tool[ListInput]:
@@ -128,12 +141,7 @@ def list_resources_tool(connections: Connections) -> Tool[ListInput]:
             for resource in await _guarded(name, connection.list_resources()):
                 if for_the_user_only(resource.audience):
                     continue
-                item = {"server": name, "uri": resource.uri, "name": resource.name}
-                if resource.mime_type:
-                    item["mimeType"] = resource.mime_type
-                if resource.description:
-                    item["description"] = resource.description
-                listed.append(item)
+                listed.append(_entry(name, "uri", resource.uri, resource))
             listed.extend(await _templates(name, connection))
         if not listed:
             return ToolResult("No resources found on the connected MCP servers.")
