@@ -23,6 +23,7 @@ const LONG = 90_000;
 
 const ORIGINAL = "def greet(name):\n    return 'hello ' + name\n";
 /** A command whose dangerous part comes last, after a harmless-looking start: the card must show all of it. */
+const NEW_FILE = "# Notes\n\nA file the agent created.\n";
 const LONG_COMMAND = "printf 'a line for the new file, written by the agent as its first step\\n' > made.txt && grep -c line made.txt && echo 'echo the end of a long command piped to a shell' | sh";
 
 let home: string;
@@ -122,6 +123,7 @@ before(async () => {
     [{ tool: "Edit", input: { file_path: path.join(ws, "app.py"), old_string: "'hello '", new_string: "'hi '" } }],
     [{ text: "Changed the **greeting** to hi." }],
     [{ tool: "Bash", input: { command: LONG_COMMAND, description: "make a file" } }],
+    [{ tool: "Write", input: { file_path: path.join(ws, "notes", "new.md"), content: NEW_FILE } }],
     [{ text: "Made it." }],
   ]);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
@@ -176,7 +178,7 @@ test("ask, answer the inline cards (diff, the whole long command), undo the turn
     assert.equal(await done.getAttribute("data-status"), "done");
     await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
       .some((n) => (n as HTMLElement).innerText.replace(/\u00a0/g, " ").includes("return 'hi ' + name")), undefined, { timeout: LONG });
-    const checkpoint = chat.locator(".entry.checkpoint");
+    const checkpoint = chat.locator(".entry.checkpoint", { hasText: "app.py" });
     await checkpoint.waitFor({ timeout: LONG });
     assert.match(await checkpoint.innerText(), /This turn changed app\.py/);
     await shot(page, "2-edit-landed-with-checkpoint");
@@ -188,20 +190,38 @@ test("ask, answer the inline cards (diff, the whole long command), undo the turn
     const status = await page.locator(".statusbar-item", { hasText: "handrail:" }).first().innerText();
     assert.match(status, /handrail: Default/);
 
-    // a long command is shown whole, the model's description after it; "Always allow" asks where
+    // a long command is shown whole, the model's description after it; piped to a shell, no rule is
+    // safe to offer, so there is no "Always allow"
     await chat.fill("#prompt", "Make a file");
     await chat.press("#prompt", "Enter");
-    const bashAsk = chat.locator('.tool[data-status="waiting"] .ask');
+    const bashAsk = chat.locator('.tool[data-status="waiting"]', { hasText: "make a file" }).locator(".ask");
     await bashAsk.waitFor({ timeout: LONG });
     assert.equal(await bashAsk.locator("pre.command").innerText(), `$ ${LONG_COMMAND}`);
     assert.match(await bashAsk.locator(".description").innerText(), /make a file/);
+    assert.equal(await bashAsk.locator("button.always").count(), 0, "no Always allow for code piped into a shell");
     await shot(page, "3-inline-long-command");
-    await bashAsk.locator("button.always").click();
-    await bashAsk.locator("button.destination", { hasText: "This workspace" }).click();
-    await chat.locator(".entry.assistant", { hasText: "Made it." }).waitFor({ timeout: LONG });
-    await chat.locator(".tool", { hasText: "make a file" }).locator(".permission", { hasText: "always allowed" }).waitFor();
+    await bashAsk.locator("button.allow").click();
+    await chat.locator(".tool", { hasText: "make a file" }).locator(".permission", { hasText: "allowed once" }).waitFor({ timeout: LONG });
     assert.ok(fs.existsSync(path.join(ws, "made.txt")));
-    assert.match(fs.readFileSync(path.join(ws, ".handrail", "settings.local.json"), "utf8"), /Bash\(/);
+
+    // a new file: the card shows it, "Always allow" asks where and names the rule; the file is created whole
+    const writeAsk = chat.locator('.tool[data-status="waiting"]', { hasText: "Write" }).locator(".ask");
+    await writeAsk.waitFor({ timeout: LONG });
+    assert.match(await writeAsk.locator(".question").innerText(), /new\.md/);
+    await writeAsk.locator("button.always").click();
+    await writeAsk.locator("button.destination", { hasText: "This workspace" }).click();
+    await chat.locator(".entry.assistant", { hasText: "Made it." }).waitFor({ timeout: LONG });
+    await chat.locator(".tool", { hasText: "Write" }).locator(".permission", { hasText: "always allowed" }).waitFor();
+    const newFile = path.join(ws, "notes", "new.md");
+    const writeDeadline = Date.now() + LONG;
+    while (!(fs.existsSync(newFile) && fs.readFileSync(newFile, "utf8") === NEW_FILE) && Date.now() < writeDeadline) {
+      await page.waitForTimeout(200); // created and saved through the editor
+    }
+    assert.equal(fs.readFileSync(newFile, "utf8"), NEW_FILE);
+    assert.match(await chat.locator(".entry.checkpoint", { hasText: "notes/new.md" }).innerText(), /This turn changed notes\/new\.md/);
+    assert.equal(await page.locator(".tab.dirty").count(), 0, "no unsaved editor is left behind");
+    assert.match(fs.readFileSync(path.join(ws, ".handrail", "settings.local.json"), "utf8"), /Edit\(\/\/.*notes\/new\.md\)/);
+    await shot(page, "3b-new-file-created");
 
     // undo the first turn: a preview names the file, then app.py is back as before the turn
     await checkpoint.locator("button.undo-turn").click();
