@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,39 @@ async def test_a_recursive_grep_over_a_denied_file_is_asked_about(
     assert ".env" in prompt.message and "Read(./.env)" in prompt.message
     (denied,) = tool_results(model.requests[1])
     assert denied["is_error"] and "very-secret" not in result_text(denied)
+
+
+def _git(workspace: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main", *args],
+        cwd=workspace,
+        check=True,
+        capture_output=True,
+    )
+
+
+async def test_git_commands_that_print_a_denied_file_from_history_are_refused_or_asked(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    """A secret committed once and deleted since still comes out of `git show HEAD~1:.env`."""
+    _git(workspace, "init", "-q")
+    (workspace / ".env").write_text("API_KEY=from-history\n")
+    (workspace / "app.py").write_text("print('hi')\n")
+    _git(workspace, "add", ".")
+    _git(workspace, "commit", "-qm", "first")
+    (workspace / ".env").unlink()
+    _git(workspace, "commit", "-qam", "drop the key")
+    (workspace / ".env").write_text("API_KEY=on-disk\n")  # untracked now, still denied
+    _user_settings(workspace, {"permissions": {"deny": ["Read(./.env)"]}})
+    commands = ["git show HEAD~1:.env", "git cat-file -p HEAD~1:./.env", "git log -p", "git log --oneline"]
+    model.add(Reply.of(*(ToolUse("Bash", {"command": c}) for c in commands)), Reply.of(Text("done")))
+    editor.answers.append("Deny")  # `git log -p` reads the whole repository, the denied file among it
+    await editor.ask("what was the key?")
+    shown, cat, log_p, log = tool_results(model.requests[1])
+    for refused in (shown, cat):
+        text = result_text(refused)
+        assert refused["is_error"] and "Read(./.env)" in text and "from-history" not in text
+    (prompt,) = editor.prompts
+    assert "git log -p" in prompt.message and "Read(./.env)" in prompt.message
+    assert log_p["is_error"] and "from-history" not in result_text(log_p)
+    assert not log.get("is_error") and "drop the key" in result_text(log)  # history without content runs

@@ -96,6 +96,56 @@ _GIT_READ_SUBCOMMANDS: dict[str, tuple[list[str], ...]] = {
 }
 
 
+# subcommands that print the content of the repository's files (work tree, index or history): they read
+# the whole folder, so a Read deny or ask rule on a file in it is met (`git show HEAD:.env`)
+_GIT_PRINTS_CONTENT = frozenset({"diff", "show", "blame", "annotate", "range-diff"})
+# these print content only with a patch option (or search it: -G, -S)
+_GIT_PATCH_OPTIONAL = frozenset({"log", "whatchanged", "diff-tree", "diff-files", "diff-index", "stash"})
+_PATCH_OPTIONS = ("-p", "-u", "--patch", "-U", "--unified", "--word-diff", "--color-words", "-W",
+                  "--function-context", "--patch-with-stat", "--patch-with-raw", "--cc", "-c", "-m",
+                  "--diff-merges", "-G", "-S", "--find-object", "-L")  # fmt: skip
+_CAT_FILE_METADATA = option_set("-e -t -s --allow-unknown-type")
+
+
+def _prints_content(sub: str, options: Sequence[str], positionals: Sequence[str]) -> bool:
+    """Whether `git sub …` prints the content of files (so reads what a Read rule on them guards)."""
+    if sub in _GIT_PRINTS_CONTENT:
+        return True
+    if sub == "cat-file":
+        return not (options and all(o in _CAT_FILE_METADATA for o in options) and len(positionals) <= 1)
+    if sub == "stash" and positionals[:1] != ["show"]:
+        return False
+    return sub in _GIT_PATCH_OPTIONAL and any(_is_option(o, p) for o in options for p in _PATCH_OPTIONS)
+
+
+def _is_option(given: str, option: str) -> bool:
+    """`given` is `option` itself, with its value attached (`--unified=5`, `-U5`, `-Gneedle`)."""
+    if given == option:
+        return True
+    if option.startswith("--"):
+        return given.startswith(option + "=")
+    return not given.startswith("--") and given.startswith(option)
+
+
+def _object_paths(call: GitCall, folder: Word) -> list[Word]:
+    """The files `REV:path` operands name (`HEAD:.env`, `:0:src/a.py`), as paths below the folder git runs in.
+
+    git reads `REV:path` from the repository's root and `REV:./path` from where it runs; the
+    folder stands for both (where git runs is the root in the usual case).
+    """
+    out: list[Word] = []
+    for word in call.args:
+        text = word.text
+        if text.startswith("-") or ":" not in text or "://" in text:
+            continue
+        name = text.rsplit(":", 1)[1]
+        if not name:
+            continue
+        joined = name if name.startswith("/") else f"{folder.text}/{name.removeprefix('./')}"
+        out.append(Word(joined, joined, "q" * len(joined), word.resolved))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class GitCall:
     config: tuple[Word, ...]  # values of -c / --config-env / clone -c
@@ -243,9 +293,12 @@ def git_read_only(argv: Sequence[Word]) -> ReadOnly:
     positionals = [t for t in texts if not t.startswith("-")]
     if sub == "grep" and any(t == "-O" or t.startswith("-O") for t in options):
         return ReadOnly(False, (), "git grep -O opens files in a program")
-    if sub == "grep":  # it reads the files of the work tree below where it runs
-        paths.append((git_folder(call), "search"))
-    if sub in ("diff", "log", "show") and "--no-index" in texts:
+    no_index = sub in ("diff", "log", "show") and "--no-index" in texts  # two files, no repository
+    if sub == "grep" or (not no_index and _prints_content(sub, options, positionals)):  # it reads the files below
+        folder = git_folder(call)
+        paths.append((folder, "search"))
+        paths.extend((w, "read") for w in _object_paths(call, folder))
+    if no_index:
         paths.extend((w, "read") for w in args if not w.text.startswith("-"))
     if sub in ("blame", "annotate"):
         for index, text in enumerate(texts):
