@@ -32,6 +32,7 @@ export class StartSupervisor {
   private generation = 0;
   private current: Launched | null = null;
   private latest: Promise<StartOutcome> = Promise.resolve({ kind: "failed", error: "not started" });
+  private abandonWait: () => void = () => undefined; // ends the wait for the current start's `initialize`
 
   /**
    * @param launch starts a server process and its client (may throw: the command does not exist)
@@ -42,6 +43,7 @@ export class StartSupervisor {
   /** Start (or restart). A start already in progress is abandoned and its process ended. */
   start(): Promise<StartOutcome> {
     this.generation += 1;
+    this.abandonWait();
     this.latest = this.run(this.generation);
     return this.latest;
   }
@@ -60,6 +62,7 @@ export class StartSupervisor {
   /** End the server (a start in progress too). */
   async stop(): Promise<void> {
     this.generation += 1;
+    this.abandonWait();
     const previous = this.current;
     this.current = null;
     this.latest = Promise.resolve({ kind: "failed", error: "stopped" });
@@ -85,8 +88,10 @@ export class StartSupervisor {
     }
     this.current = launched;
     const ms = this.timeoutMs();
+    // an abandoned start settles at once, even when its process never answers nor dies
+    const abandoned = new Promise<never>((_, reject) => { this.abandonWait = () => reject(new Error("superseded")); });
     try {
-      await withTimeout(launched.ready, ms);
+      await withTimeout(Promise.race([launched.ready, abandoned]), ms);
     } catch (error) {
       if (generation !== this.generation) {
         return { kind: "superseded" };
