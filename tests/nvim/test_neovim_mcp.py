@@ -1,0 +1,87 @@
+"""The Neovim plugin's MCP side, in a real headless Neovim against `handrail lsp`, the scripted model and the
+SDK-built fixture MCP server (tests/e2e/mcp_fixture_server.py): prompts as slash commands and
+:HandrailPrompts, `@` resource mentions, elicitation forms, and :HandrailMcp with its actions."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from handrail.fake_model import FakeModel, Reply, Text, ToolUse
+from handrail.tools.results import result_text
+from tests.e2e.editor import tool_results
+from tests.e2e.mcp_support import FIXTURE
+from tests.nvim.test_neovim import model, pytestmark, run_nvim, workspace
+
+__all__ = ["model", "pytestmark", "workspace"]
+
+
+def fixture(*args: str) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(FIXTURE), *args]}
+
+
+def user_settings(tmp_path: Path, settings: dict[str, Any]) -> None:
+    """The user's handrail settings, where the headless Neovim's server reads them ($XDG_CONFIG_HOME)."""
+    path = tmp_path / "xdg" / "config" / "handrail" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings))
+
+
+def last_user_text(request: dict[str, Any]) -> str:
+    """Everything the latest user message of a model request says (its blocks as JSON)."""
+    users = [m for m in request["messages"] if m["role"] == "user"]
+    return json.dumps(users[-1]["content"])
+
+
+def test_plugin_runs_mcp_prompts_and_attaches_mentioned_resources(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    user_settings(tmp_path, {"mcpServers": {"fx": fixture()}})
+    for answer in ("positional", "named", "picked", "mentioned", "templated"):
+        model.add(Reply.of(Text(answer)))
+    run = run_nvim("plugin_mcp_prompts", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        # `/` at the start of the prompt: the prompts, with their usage and arguments
+        assert r["slash"]["start"] == 0
+        words = {item["word"]: item for item in r["slash"]["items"]}
+        assert set(words) >= {"/mcp__fx__review ", "/mcp__fx__picture"}
+        review = words["/mcp__fx__review "]
+        assert review["abbr"] == "/mcp__fx__review <path> [focus]" and review["menu"] == "[mcp prompt]"
+        assert "Review a file" in review["info"] and "arguments: path, focus?" in review["info"]
+        assert [i["word"] for i in r["slash_review"]["items"]] == ["/mcp__fx__review "]
+        # after the command: the arguments not given yet, as name=
+        assert [i["word"] for i in r["arguments"]["items"]] == ["focus="]
+        assert r["not_first_line"] == -3  # a slash command is only the prompt's start
+        # `@`: files and the server's resources and template
+        mentions = {i["word"]: i["menu"] for i in r["mention"]["items"]}
+        assert mentions["fx:fixture://readme"] == "[mcp resource]"
+        assert mentions["fx:fixture://notes/{name}"] == "[mcp template]"
+        # the prompt ran as the turn, with its words bound in order (nothing appended after them)
+        requests = model.requests
+        assert "Please review app.py, looking for security holes." in last_user_text(requests[0])
+        assert "cursor is on line" not in last_user_text(requests[0])
+        assert r["positional"]["text"] == "positional"
+        # name=value, in any order: bound by name (handrail.runMcpPrompt)
+        assert "Please review notes.txt, looking for style issues." in last_user_text(requests[1])
+        assert r["named"]["text"] == "named"
+        # a required argument missing: the server says how to call it; the model is not asked
+        assert "needs path" in r["missing"]["error"] and "Usage: /mcp__fx__review <path> [focus]" in r["missing"]["error"]
+        # :HandrailPrompts: chosen with vim.ui.select, the arguments asked (the required one again when empty)
+        picker = next(s for s in r["selects"] if s["kind"] == "handrail.mcpPrompt")
+        assert "/mcp__fx__review <path> [focus]  — Review a file for a kind of problem" in picker["labels"]
+        asked = [i["prompt"] for i in r["inputs"][:3]]
+        assert asked[0].startswith("/mcp__fx__review path") and "path is required" in asked[1]
+        assert asked[2].startswith("/mcp__fx__review focus") and "[optional]" in asked[2]
+        assert "Please review app.py, looking for bugs." in last_user_text(requests[2])
+        assert r["picked"]["text"] == "picked"
+        # a mentioned resource is attached to the turn
+        assert "the fixture's readme" in last_user_text(requests[3])
+        # a template completed: its variable asked and filled in, and the resource attached
+        assert r["template_line"] == "Read @fx:fixture://notes/groceries"
+        assert r["inputs"][-1]["prompt"] == "fx:fixture://notes/{name} — name: "
+        assert "the note called groceries" in last_user_text(requests[4])
+        assert len(requests) == 5
