@@ -85,3 +85,52 @@ def test_plugin_runs_mcp_prompts_and_attaches_mentioned_resources(
         assert r["inputs"][-1]["prompt"] == "fx:fixture://notes/{name} — name: "
         assert "the note called groceries" in last_user_text(requests[4])
         assert len(requests) == 5
+
+
+def test_plugin_fills_in_elicitation_forms_with_vim_ui(workspace: Path, model: FakeModel, tmp_path: Path) -> None:
+    # the handshake era: the server may send requests (elicitation) to the client
+    user_settings(tmp_path, {"mcpServers": {"fx": fixture("--handshake")}, "permissions": {"allow": ["mcp__fx"]}})
+    model.add(
+        Reply.of(ToolUse("mcp__fx__order", {})),
+        Reply.of(ToolUse("mcp__fx__ask_name", {})),
+        Reply.of(ToolUse("mcp__fx__ask_name", {})),
+        Reply.of(ToolUse("mcp__fx__ask_name", {})),
+        Reply.of(Text("Ordered.")),
+    )
+    run = run_nvim("plugin_mcp_elicit", workspace, model, tmp_path)
+    with run.explained():
+        assert run.ok
+        r = run.result
+        assert r["capabilities"]["elicitation"] is True
+        assert r["answer"]["text"] == "Ordered."
+        texts = [result_text(tool_results(model.requests[i])[0]) for i in (1, 2, 3, 4)]
+        assert all(t.startswith("{") for t in texts), texts
+        answers = [json.loads(t) for t in texts]
+        order, declined, cancelled, named = answers
+        assert order == {
+            "action": "accept",
+            "content": {"gift": True, "size": "l", "count": 3, "toppings": ["cheese", "olives"]},
+        }
+        assert declined == {"action": "decline", "content": None}
+        assert cancelled == {"action": "cancel", "content": None}
+        assert named == {"action": "accept", "content": {"name": "Ada"}}
+        selects = r["selects"]
+        # the server's message first, then one question per field: required ones first
+        assert selects[0]["prompt"] == "The MCP server 'fx' asks: What would you like?"
+        assert selects[0]["labels"] == ["Fill in the form (5 questions)", "Decline"]
+        assert selects[1]["prompt"] == "[fx] Gift wrap — Wrap it as a present" and selects[1]["labels"] == ["Yes", "No"]
+        assert selects[2]["prompt"] == "[fx] Size" and selects[2]["labels"] == ["Small", "Large"]
+        # the number typed wrong is asked again, saying why; its default offered
+        count = [i for i in r["inputs"] if "How many" in i["prompt"]]
+        assert [i["typed"] for i in count] == ["zero", "0", "3"]
+        assert count[0]["default"] == "1" and count[0]["prompt"] == "[fx] How many (optional): "
+        assert count[1]["prompt"].startswith("✗ not a number — ") and count[2]["prompt"].startswith("✗ at least 1 — ")
+        # an optional multiple choice: Skip offered until one is chosen, stops at maxItems
+        toppings = [s for s in selects if s["prompt"].startswith("[fx] Toppings")]
+        assert toppings[0]["labels"] == ["cheese", "ham", "olives", "Skip"]
+        assert toppings[1]["labels"] == ["ham", "olives", "Done", "Skip"]
+        assert len(toppings) == 2
+        # what is sent is shown before it is sent
+        confirm = next(s for s in selects if s["prompt"].startswith("Send to 'fx'"))
+        assert confirm["prompt"] == "Send to 'fx': Gift wrap = yes; Size = Large; How many = 3; Toppings = cheese, olives"
+        assert confirm["labels"] == ["Send", "Decline"]

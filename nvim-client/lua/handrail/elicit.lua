@@ -132,7 +132,20 @@ function M.parse(field, text)
   return text, nil
 end
 
-local function shown(value)
+--- A field's value as the user reads it (the labels of choices).
+---@param field handrail.FormField
+local function shown(field, value)
+  local labels = {}
+  for _, choice in ipairs(field.choices) do
+    labels[choice.value] = choice.label
+  end
+  if type(value) == 'table' then
+    value = vim.tbl_map(function(v)
+      return labels[v] or v
+    end, value)
+  elseif labels[value] then
+    value = labels[value]
+  end
   if type(value) == 'boolean' then
     return value and 'yes' or 'no'
   end
@@ -255,7 +268,7 @@ function M.ask(params, done)
     local summary = {}
     for _, field in ipairs(fields) do
       if content[field.name] ~= nil then
-        table.insert(summary, field.title .. ' = ' .. shown(content[field.name]))
+        table.insert(summary, field.title .. ' = ' .. shown(field, content[field.name]))
       end
     end
     local prompt = string.format("Send to '%s': %s", server, #summary > 0 and table.concat(summary, '; ') or '(nothing)')
