@@ -12,8 +12,10 @@ from typing import Any
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import tool_results
-from tests.e2e.mcp_support import FIXTURE
+from tests.e2e.mcp_support import FIXTURE, free_port, listening
 from tests.nvim.test_neovim import model, pytestmark, run_nvim, workspace
+
+OAUTH_SERVER = FIXTURE.with_name("mcp_oauth_server.py")
 
 __all__ = ["model", "pytestmark", "workspace"]
 
@@ -134,3 +136,57 @@ def test_plugin_fills_in_elicitation_forms_with_vim_ui(workspace: Path, model: F
         confirm = next(s for s in selects if s["prompt"].startswith("Send to 'fx'"))
         assert confirm["prompt"] == "Send to 'fx': Gift wrap = yes; Size = Large; How many = 3; Toppings = cheese, olives"
         assert confirm["labels"] == ["Send", "Decline"]
+
+
+def test_plugin_mcp_status_approves_restarts_and_signs_in_through_the_browser(
+    workspace: Path, model: FakeModel, tmp_path: Path
+) -> None:
+    fx_log = tmp_path / "fx.log"
+    port = free_port()
+    with listening([sys.executable, str(OAUTH_SERVER), str(port), str(tmp_path / "oauth.log")], port):
+        remote = f"http://127.0.0.1:{port}/mcp"
+        servers = {
+            "fx": fixture("--log", str(fx_log)),
+            "broken": fixture("--fail-start"),
+            "remote": {"type": "http", "url": remote},
+        }
+        user_settings(tmp_path, {"mcpServers": servers})
+        (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": fixture()}}))
+        run = run_nvim(
+            "plugin_mcp_status", workspace, model, tmp_path, FX_LOG=str(fx_log), HANDRAIL_MCP_RESTART_DELAY="0"
+        )
+    with run.explained():
+        assert run.ok
+        r = run.result
+        status = r["status"]
+        assert status[0].startswith("handrail MCP servers   <CR> act on one")
+        assert "broken  failed  (user)" in status
+        assert any(line.startswith("  ") and "database is missing" in line for line in status)
+        assert any(line.startswith("fx  running  (user)  ") and line.endswith(" tools") for line in status)
+        assert "proj  needs approval  (mcp.json)" in status
+        assert "remote  needs sign-in  (user)" in status
+        assert f"  sign in at http://127.0.0.1:{port}" in status
+        # :checkhealth lists them, a warning for each that needs the user
+        health = "\n".join(r["health"])
+        assert "MCP server 'fx' (user): running" in health
+        assert "WARNING MCP server 'proj' (mcp.json): needs approval" in health
+        assert "WARNING MCP server 'broken' (user): failed" in health
+        # approving shows the program it starts, then starts it
+        menu = next(s for s in r["selects"] if s["kind"] == "handrail.mcpServer")
+        assert menu["prompt"] == "MCP server 'proj' (needs approval)" and menu["labels"] == ["Approve and start"]
+        approve = next(s for s in r["selects"] if s["kind"] == "handrail.mcpApprove")
+        assert approve["prompt"] == (
+            f"Approve the workspace's MCP server 'proj'? It starts: {sys.executable} {FIXTURE}"
+        )
+        assert r["proj"]["state"] == "running"
+        # restart: the fixture started again
+        assert fx_log.read_text().count("started") == 2
+        assert "nothing to do: the MCP server 'fx' is" in r["messages"]  # approving a user's server
+        # sign in: the authorization page opened in the browser through vim.ui.open, and the server runs
+        (opened,) = r["opened"]
+        assert opened.startswith(f"http://127.0.0.1:{port}/authorize?") and "code_challenge=" in opened
+        assert f"opened in your browser: {opened}" in r["messages"]
+        assert r["remote"]["tools"] == ["mcp__remote__whoami"]
+        # signed out: it needs a sign-in again
+        assert "remote  needs sign-in  (user)" in r["after"]
+        assert "Sign out: remote" in r["messages"]
