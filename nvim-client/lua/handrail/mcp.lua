@@ -479,27 +479,29 @@ local function server_at_cursor()
   return nil
 end
 
---- What a project server's approval would start, from the workspace's .mcp.json (the user approves a
---- program that runs on their machine: show it).
+--- What a workspace server's approval would start, from the workspace's files that define servers (the user
+--- approves a program that runs on their machine: show it). Nil when none of them defines `name`.
 ---@param name string
 ---@return string?
 function M.project_definition(name)
   local client = require('handrail').client(false)
   local root = client and client.config.root_dir or vim.fn.getcwd()
-  local file = vim.fs.joinpath(root, '.mcp.json')
-  local ok, decoded = pcall(function()
-    return vim.json.decode(table.concat(vim.fn.readfile(file), '\n'))
-  end)
-  local servers = ok and type(decoded) == 'table' and type(decoded.mcpServers) == 'table' and decoded.mcpServers or {}
-  local definition = servers[name]
-  if type(definition) ~= 'table' then
-    return nil
+  for _, file in ipairs({ '.mcp.json', '.handrail/settings.json', '.handrail/settings.local.json' }) do
+    local ok, decoded = pcall(function()
+      return vim.json.decode(table.concat(vim.fn.readfile(vim.fs.joinpath(root, file)), '\n'))
+    end)
+    local servers = ok and type(decoded) == 'table' and type(decoded.mcpServers) == 'table' and decoded.mcpServers
+      or {}
+    local definition = servers[name]
+    if type(definition) == 'table' then
+      if type(definition.command) == 'string' then
+        local args = type(definition.args) == 'table' and definition.args or {}
+        return table.concat(vim.list_extend({ definition.command }, vim.tbl_map(tostring, args)), ' ')
+      end
+      return type(definition.url) == 'string' and definition.url or vim.json.encode(definition)
+    end
   end
-  if type(definition.command) == 'string' then
-    local args = type(definition.args) == 'table' and definition.args or {}
-    return table.concat(vim.list_extend({ definition.command }, vim.tbl_map(tostring, args)), ' ')
-  end
-  return type(definition.url) == 'string' and definition.url or vim.json.encode(definition)
+  return nil
 end
 
 --- Run `action` on the server `name`, say what came of it, and refresh the status buffer.
@@ -545,6 +547,10 @@ function M.act_at_cursor()
     return
   end
   local actions = M.actions(server)
+  if #actions == 0 then
+    return notify(string.format("the MCP server '%s' waits for the workspace to be trusted (:HandrailTrust)",
+      server.name), vim.log.levels.WARN)
+  end
   vim.ui.select(actions, {
     prompt = string.format("MCP server '%s' (%s)", server.name, STATE_SHOWN[server.state] or server.state),
     kind = 'handrail.mcpServer',
