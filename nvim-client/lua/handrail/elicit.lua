@@ -163,6 +163,19 @@ end
 
 local SKIPPED, FINISHED = {}, {}
 
+local failed = nil ---@type fun(err: string)? ends the open form when its code fails
+
+--- Run `fn` on the next turn of the loop; an error in it cancels the form (the server is never left waiting).
+---@param fn fun()
+local function later(fn)
+  vim.schedule(function()
+    local ok, err = xpcall(fn, debug.traceback)
+    if not ok and failed then
+      failed(err)
+    end
+  end)
+end
+
 --- Ask one field; `done(value)` (SKIPPED for a skipped optional field), or `done(nil)` when dismissed.
 ---@param server string
 ---@param field handrail.FormField
@@ -170,9 +183,9 @@ local SKIPPED, FINISHED = {}, {}
 local function ask_field(server, field, done)
   local text = question(server, field)
   local default = field.spec.default
-  local function pick(options, prompt, chosen)
-    local items = vim.deepcopy(options)
-    if not field.required then
+  local function pick(options, prompt, chosen, skippable)
+    local items = vim.list_extend({}, options) -- the same tables: their values are compared by identity
+    if skippable ~= false and not field.required then
       table.insert(items, { label = SKIP, value = SKIPPED })
     end
     vim.ui.select(items, {
@@ -219,8 +232,8 @@ local function ask_field(server, field, done)
           return done(chosen)
         end
         table.insert(chosen, item.value)
-        vim.schedule(more)
-      end)
+        later(more)
+      end, #chosen == 0)
     end
     return more()
   end
@@ -234,13 +247,13 @@ local function ask_field(server, field, done)
         if not field.required then
           return done(SKIPPED)
         end
-        return vim.schedule(function()
+        return later(function()
           type_it('required')
         end)
       end
       local value, why = M.parse(field, typed)
       if why then
-        return vim.schedule(function()
+        return later(function()
           type_it(why)
         end)
       end
@@ -264,6 +277,10 @@ function M.ask(params, done)
   end
   local header = string.format("The MCP server '%s' asks: %s", server, message)
   local content = {}
+  failed = function(err)
+    require('handrail.rpc').notify('the form failed; cancelled it: ' .. err, vim.log.levels.ERROR)
+    done({ action = 'cancel' })
+  end
   local function confirm()
     local summary = {}
     for _, field in ipairs(fields) do
@@ -292,7 +309,7 @@ function M.ask(params, done)
       if value ~= SKIPPED then
         content[field.name] = value
       end
-      vim.schedule(function()
+      later(function()
         next_field(index + 1)
       end)
     end)
@@ -306,7 +323,7 @@ function M.ask(params, done)
     if not choice then
       return done({ action = 'cancel' })
     end
-    vim.schedule(function()
+    later(function()
       next_field(1)
     end)
   end)
