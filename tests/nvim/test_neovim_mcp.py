@@ -71,7 +71,8 @@ def test_plugin_runs_mcp_prompts_and_attaches_mentioned_resources(
         assert "Please review notes.txt, looking for style issues." in last_user_text(requests[1])
         assert r["named"]["text"] == "named"
         # a required argument missing: the server says how to call it; the model is not asked
-        assert "needs path" in r["missing"]["error"] and "Usage: /mcp__fx__review <path> [focus]" in r["missing"]["error"]
+        missing = r["missing"]["error"]
+        assert "needs path" in missing and "Usage: /mcp__fx__review <path> [focus]" in missing
         # :HandrailPrompts: chosen with vim.ui.select, the arguments asked (the required one again when empty)
         picker = next(s for s in r["selects"] if s["kind"] == "handrail.mcpPrompt")
         assert "/mcp__fx__review <path> [focus]  — Review a file for a kind of problem" in picker["labels"]
