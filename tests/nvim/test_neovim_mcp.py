@@ -139,6 +139,13 @@ def test_plugin_fills_in_elicitation_forms_with_vim_ui(workspace: Path, model: F
         confirm = next(s for s in selects if s["prompt"].startswith("Send to 'fx'"))
         assert confirm["prompt"] == "Send to 'fx': Gift wrap = yes; Size = Large; How many = 3; Toppings = cheese"
         assert confirm["labels"] == ["Send", "Decline"]
+        # Esc cancels; a server's text is shown with what could reorder it escaped
+        escaped = r["escaped"]
+        assert escaped["answer"] == {"action": "cancel"}
+        header, field = escaped["asked"]
+        assert "\u202e" not in header + field
+        assert header.startswith("The MCP server 'fx\\u202e' asks: Allow \\u202egpj.exe?"), header
+        assert field.startswith("[fx\\u202e] T\\u202e"), field
 
 
 def test_plugin_mcp_status_approves_restarts_and_signs_in_through_the_browser(

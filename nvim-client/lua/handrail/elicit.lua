@@ -5,6 +5,7 @@
 -- while invalid; an optional field can be skipped); last, what will be sent, with Send / Decline.
 -- Dismissing any question (Esc) cancels the form. handrail checks the answer against the schema again.
 local prompts = require('handrail.prompts')
+local visible = require('handrail.visible')
 
 local M = {}
 
@@ -27,7 +28,7 @@ local function choices_of(spec)
   if type(titled) == 'table' then
     for _, item in ipairs(titled) do
       if type(item) == 'table' and item.const ~= nil then
-        table.insert(found, { value = tostring(item.const), label = tostring(item.title or item.const) })
+        table.insert(found, { value = tostring(item.const), label = visible.visible(tostring(item.title or item.const)) })
       end
     end
     return found
@@ -37,7 +38,7 @@ local function choices_of(spec)
   end
   local names = type(spec.enumNames) == 'table' and #spec.enumNames == #spec.enum and spec.enumNames or spec.enum
   for index, value in ipairs(spec.enum) do
-    table.insert(found, { value = tostring(value), label = tostring(names[index]) })
+    table.insert(found, { value = tostring(value), label = visible.visible(tostring(names[index])) })
   end
   return found
 end
@@ -69,7 +70,7 @@ function M.fields(schema)
       return nil, name .. ' is not a schema'
     end
     local kind = spec.type
-    local field = { name = name, title = tostring(spec.title or name), required = required[name] == true, spec = spec,
+    local field = { name = name, title = visible.visible(tostring(spec.title or name)), required = required[name] == true, spec = spec,
       choices = {} }
     if kind == 'boolean' or kind == 'number' or kind == 'integer' then
       field.kind = kind
@@ -157,7 +158,7 @@ end
 
 ---@param field handrail.FormField
 local function question(server, field)
-  local about = type(field.spec.description) == 'string' and (' — ' .. field.spec.description) or ''
+  local about = type(field.spec.description) == 'string' and (' — ' .. visible.visible(field.spec.description)) or ''
   return string.format('[%s] %s%s%s', server, field.title, about, field.required and '' or ' (optional)')
 end
 
@@ -267,8 +268,9 @@ end
 ---@param params { server: string, message: string, requestedSchema: table }
 ---@param done fun(answer: table)
 function M.ask(params, done)
-  local server = tostring(params.server or '?')
-  local message = tostring(params.message or ''):gsub('\n', ' ')
+  -- what the server wrote is shown with anything that could hide or reorder text escaped
+  local server = visible.visible(tostring(params.server or '?'))
+  local message = visible.cut_middle(visible.visible(tostring(params.message or '')), 2000)
   local fields, problem = M.fields(params.requestedSchema)
   if not fields then
     require('handrail.rpc').notify(string.format("the MCP server '%s' sent a form handrail cannot show (%s); declined",

@@ -28,13 +28,16 @@ local function fetch(command, key, done)
   if cached and vim.uv.now() - cached.at < M.LIST_TTL then
     return done(nil, cached.items)
   end
-  rpc.execute(command, vim.empty_dict(), function(err, result)
+  local started = rpc.execute(command, vim.empty_dict(), function(err, result)
     local items = (not err and type(result) == 'table' and type(result[key]) == 'table') and result[key] or {}
     if not err then
       cache[command] = { at = vim.uv.now(), items = items }
     end
     done(err, items)
   end)
+  if not started then
+    done('no language server', {})
+  end
 end
 
 --- The same list, synchronously (for completion): the cache, else asked with a bounded wait; {} without a server.
@@ -422,8 +425,9 @@ function M.actions(server)
   return actions
 end
 
+--- What a server reported, on one line, anything that could hide or reorder text escaped.
 local function oneline(text)
-  return (tostring(text):gsub('%s*\n%s*', ' ¶ '))
+  return require('handrail.visible').visible((tostring(text):gsub('%s*\n%s*', ' ¶ ')))
 end
 
 --- Lines describing `handrail.mcpStatus`, and the server of each heading line (1-based).
@@ -457,7 +461,7 @@ function M.status_lines(status)
     if type(server.stderrTail) == 'string' and server.stderrTail ~= '' then
       table.insert(lines, '  stderr:')
       for _, line in ipairs(vim.split(vim.trim(server.stderrTail), '\n')) do
-        table.insert(lines, '    ' .. line)
+        table.insert(lines, '    ' .. oneline(line))
       end
     end
   end

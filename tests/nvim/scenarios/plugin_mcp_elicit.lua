@@ -15,4 +15,20 @@ H.run(function()
   H.stage('ask')
   R.answer = H.ask('Take my order')
   R.capabilities = vim.lsp.get_clients({ name = 'handrail' })[1].capabilities.experimental.handrail
+  H.stage('hidden characters')
+  -- a server's text that would reorder what the user reads (a right-to-left override) is shown escaped
+  local rlo = '\xE2\x80\xAE'
+  H.picks = { 'Fill in', '<Esc>' }
+  local answer
+  require('handrail.elicit').ask({
+    server = 'fx' .. rlo,
+    message = 'Allow ' .. rlo .. 'gpj.exe?\nfine',
+    requestedSchema = { type = 'object', properties = { c = { type = 'string', title = 'T' .. rlo, enum = { 'a' } } } },
+  }, function(result)
+    answer = result
+  end)
+  H.wait(2000, function()
+    return answer ~= nil
+  end, 'the form to end')
+  R.escaped = { answer = answer, asked = { R.selects[#R.selects - 1].prompt, R.selects[#R.selects].prompt } }
 end)
