@@ -54,6 +54,14 @@ vim.api.nvim_create_user_command('HandrailTrust', function()
   handrail().trust_workspace()
 end, { nargs = 0, desc = "handrail: trust the workspace folder (Neovim's trust database) and tell handrail" })
 
+vim.api.nvim_create_user_command('HandrailPrompts', function()
+  handrail().pick_prompt()
+end, { nargs = 0, desc = "handrail: run an MCP server's prompt (choose it, then give its arguments)" })
+
+vim.api.nvim_create_user_command('HandrailMcp', function()
+  handrail().mcp_status()
+end, { nargs = 0, desc = 'handrail: the MCP servers, their state, and approve / restart / sign in / sign out' })
+
 -- <Plug> mappings (see :help handrail-mappings); handrail maps no keys of its own outside its windows.
 local plug = {
   { 'n', '<Plug>(handrail-input)', '<Cmd>HandrailInput<CR>', 'write a prompt' },
@@ -63,6 +71,8 @@ local plug = {
   { 'n', '<Plug>(handrail-new)', '<Cmd>HandrailNew<CR>', 'new session' },
   { 'n', '<Plug>(handrail-sessions)', '<Cmd>HandrailSessions<CR>', 'continue a past session' },
   { 'n', '<Plug>(handrail-mode)', '<Cmd>HandrailMode<CR>', 'choose the permission mode' },
+  { 'n', '<Plug>(handrail-prompts)', '<Cmd>HandrailPrompts<CR>', 'run an MCP prompt' },
+  { 'n', '<Plug>(handrail-mcp)', '<Cmd>HandrailMcp<CR>', 'MCP servers' },
 }
 for _, m in ipairs(plug) do
   vim.keymap.set(m[1], m[2], m[3], { desc = 'handrail: ' .. m[4] })

@@ -126,6 +126,58 @@ function H.stub_ui()
   end
 end
 
+--- The user's answers, in order: vim.ui.select picks the item whose label starts with the next entry of
+--- `H.picks`, vim.ui.input answers the next entry of `H.typed`; the entry '<Esc>' (or none left) dismisses.
+--- Both record what they were asked (with the labels offered) in R.selects / R.inputs.
+H.picks, H.typed = {}, {}
+function H.queue_ui()
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = {}
+    for i, item in ipairs(items) do
+      labels[i] = opts.format_item and opts.format_item(item) or tostring(item)
+    end
+    local want = table.remove(H.picks, 1)
+    table.insert(R.selects, { prompt = opts.prompt, labels = labels, kind = opts.kind, picked = want })
+    H.save()
+    for i, label in ipairs(labels) do
+      if want and want ~= '<Esc>' and vim.startswith(label, want) then
+        return on_choice(items[i], i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  vim.ui.input = function(opts, on_confirm)
+    local answer = table.remove(H.typed, 1)
+    table.insert(R.inputs, { prompt = opts.prompt, default = opts.default, typed = answer })
+    H.save()
+    on_confirm(answer ~= '<Esc>' and answer or nil)
+  end
+end
+
+--- Wait until handrail.mcpStatus says the MCP server `name` is in `state` (servers connect in the background).
+function H.mcp_state(name, state)
+  local seen
+  for _ = 1, 300 do
+    local done = false
+    require('handrail.mcp').status(function(_, status)
+      for _, server in ipairs(status.servers or {}) do
+        if server.name == name then
+          seen = server
+        end
+      end
+      done = true
+    end)
+    H.wait(8000, function()
+      return done
+    end, 'handrail.mcpStatus')
+    if seen and seen.state == state then
+      return seen
+    end
+    vim.wait(100)
+  end
+  error('the MCP server ' .. name .. ' never became ' .. state .. ': ' .. vim.inspect(seen), 0)
+end
+
 --- Load the plugin from $PLUGIN_DIR the way a plugin manager would, and set it up (questions through
 --- vim.ui.select unless `opts.review` says otherwise).
 function H.setup_plugin(opts)

@@ -1,6 +1,7 @@
 -- :checkhealth handrail — what a working setup needs, checked where the user can fix it: Neovim, setup(),
 -- the server command (its version and Python), the API key (present or not; never shown), the review's
--- picker, markdown highlighting, workspace trust, the running servers, and where sessions are stored.
+-- picker, markdown highlighting, workspace trust, the running servers and their MCP servers, and where sessions
+-- are stored.
 local M = {}
 
 local health = vim.health
@@ -116,6 +117,34 @@ local function check_markdown()
   end
 end
 
+--- The MCP servers of a running handrail (asked with a bounded wait): one line each, a warning for those
+--- that need the user.
+---@param client vim.lsp.Client
+local function check_mcp(client)
+  local mcp = require('handrail.mcp')
+  local servers = mcp.status_now(client)
+  if not servers then
+    health.warn('MCP: the server did not say how its MCP servers are (see :HandrailMcp)')
+    return
+  end
+  if #servers == 0 then
+    health.info('MCP: no MCP server configured')
+    return
+  end
+  for _, server in ipairs(servers) do
+    local state = mcp.STATE_SHOWN[server.state] or tostring(server.state)
+    local line = string.format("MCP server '%s' (%s): %s", server.name, server.source or '?', state)
+    if server.state == 'running' then
+      health.ok(string.format('%s, %d tools', line, type(server.tools) == 'table' and #server.tools or 0))
+    elseif server.state == 'starting' or server.state == 'restarting' then
+      health.info(line)
+    else
+      local why = type(server.error) == 'string' and (' — ' .. server.error:gsub('\n', ' ')) or ''
+      health.warn(line .. why, { ':HandrailMcp shows it and offers approve / restart / sign in / sign out' })
+    end
+  end
+end
+
 ---@param config handrail.Config
 local function check_workspace(config)
   local trust = require('handrail.trust')
@@ -137,6 +166,9 @@ local function check_workspace(config)
     health.ok(string.format('server %d (%s) for %s: %s, %d buffer%s attached', client.id, server,
       table.concat(dirs, ', '), trust.all_trusted(dirs) and 'trusted' or 'not trusted', buffers,
       buffers == 1 and '' or 's'))
+    if client.initialized then
+      check_mcp(client)
+    end
   end
 end
 

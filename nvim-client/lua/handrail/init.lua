@@ -14,6 +14,8 @@ local config = require('handrail.config')
 local context = require('handrail.context')
 local diagnostics = require('handrail.diagnostics')
 local edits = require('handrail.edits')
+local elicit = require('handrail.elicit')
+local mcp = require('handrail.mcp')
 local permission = require('handrail.permission')
 local prompts = require('handrail.prompts')
 local protocol = require('handrail.protocol')
@@ -88,6 +90,7 @@ function M.client_config(opts)
           [cap.askUser] = true,
           [cap.diagnostics] = opts.diagnostics ~= false,
           [cap.shareDocument] = true,
+          [cap.elicitation] = true,
         },
       },
     },
@@ -97,7 +100,9 @@ function M.client_config(opts)
       [protocol.method.askUser] = ask_user.handler,
       [protocol.method.saveDocument] = edits.save_document,
       [protocol.method.shareDocument] = buffers.share_document,
+      [protocol.method.elicit] = elicit.handler,
       ['workspace/applyEdit'] = edits.apply_edit,
+      ['window/showDocument'] = mcp.show_document,
     },
   }
 end
@@ -167,13 +172,53 @@ function M.ask(prompt, opts)
     require('handrail.input').open({ context = captured })
     return
   end
+  local slash = vim.trim(prompt)
+  if not vim.startswith(slash, '/mcp__') then
+    M.start_turn(protocol.command.ask, { prompt = context.prompt(prompt, captured) })
+    return
+  end
+  -- an MCP prompt: its words are its arguments, so no context is added after them. The server binds words
+  -- in order; `name=value` words are bound here, by name, and the prompt run with handrail.runMcpPrompt.
+  if not slash:find('=', 1, true) then
+    M.start_turn(protocol.command.ask, { prompt = slash })
+    return
+  end
+  mcp.prompts(function(_, listed)
+    local call = mcp.parse_slash(slash, listed)
+    if call and call.arguments then
+      M.run_prompt(call.prompt, call.arguments)
+    else
+      M.start_turn(protocol.command.ask, { prompt = slash })
+    end
+  end)
+end
+
+--- Run an MCP prompt (an entry of `handrail.mcpPrompts`) with its arguments as the current session's next turn.
+---@param prompt table
+---@param arguments table<string, string>?
+function M.run_prompt(prompt, arguments)
+  if not config.current then
+    notify("call require('handrail').setup() first", vim.log.levels.ERROR)
+    return
+  end
+  local argument = { server = prompt.server, prompt = prompt.name }
+  if arguments and not vim.tbl_isempty(arguments) then
+    argument.arguments = arguments
+  end
+  M.start_turn(protocol.command.runMcpPrompt, argument)
+end
+
+--- Run a command that is a turn of the current session (`handrail.ask`, `handrail.runMcpPrompt`): the
+--- session's id is added to `argument`, the chat opens, and `User HandrailAskDone` fires when it ends.
+---@param command string
+---@param argument table
+function M.start_turn(command, argument)
   state.session_id = state.session_id or new_session_id()
   local session_id = state.session_id
   if state.asking[session_id] then
     notify('a turn is still running in this session; cancel it (:HandrailCancel) or wait', vim.log.levels.WARN)
     return
   end
-  local text = context.prompt(prompt, captured)
   if config.current.open_chat then
     chat.open()
   end
@@ -187,9 +232,9 @@ function M.ask(prompt, opts)
     done(data)
   end
   state.asking[session_id] = finish
-  local argument = { prompt = text, sessionId = session_id }
+  argument.sessionId = session_id
   -- the current buffer is the context: its pending changes are sent first
-  local started = rpc.execute(protocol.command.ask, argument, function(err, result)
+  local started = rpc.execute(command, argument, function(err, result)
     if err then
       chat.note('error: ' .. err)
       notify(err, vim.log.levels.ERROR)
@@ -480,6 +525,11 @@ end
 function M.toggle_chat()
   chat.toggle()
 end
+
+--- :HandrailPrompts — choose an MCP prompt, give its arguments, run it.
+M.pick_prompt = mcp.pick_prompt
+--- :HandrailMcp — the MCP servers, their state, and what to do about it.
+M.mcp_status = mcp.show_status
 
 --- Open (or go to) the chat input.
 function M.input()

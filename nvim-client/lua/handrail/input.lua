@@ -4,7 +4,9 @@
 --   <Up> / <Down> (Normal)                        the previous / next prompt sent in this Neovim
 --   q (Normal)                                    close it (the text is kept for next time)
 --
--- `@path` completes file names (<C-x><C-o>, or as you type with a completion plugin that uses omnifunc).
+-- <C-x><C-o> (or a completion plugin that uses omnifunc) completes `@path` file names and `@server:uri` MCP
+-- resources (a template's {variables} are then asked), and `/` at the start the MCP prompts (then their
+-- `name=` arguments; see handrail.mcp).
 local api = vim.api
 
 local M = {}
@@ -66,22 +68,64 @@ function M.browse(delta)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines or {})
 end
 
---- Omnifunc completing `@path` with the files and folders under the working directory.
+local completing = 'mention' -- what the omnifunc's first call found to complete
+local completing_command = nil ---@type string? the prompt command whose arguments are completed
+local completing_typed = '' -- what follows that command
+
+--- Omnifunc: `/` at the start of the prompt completes the MCP prompts (then `name=` their arguments), `@`
+--- the files and folders under the working directory and the MCP servers' resources and templates.
 ---@param findstart integer
 ---@param base string
 ---@return integer|table
 function M.complete(findstart, base)
   if findstart == 1 then
-    local line = api.nvim_get_current_line():sub(1, api.nvim_win_get_cursor(0)[2])
+    local row, col = unpack(api.nvim_win_get_cursor(0))
+    local line = api.nvim_get_current_line():sub(1, col)
     local at = line:find('@[^%s@]*$')
-    return at and at or -3 -- the column after '@' (0-based), or cancel silently
+    if at then
+      completing = 'mention'
+      return at -- the column after '@' (0-based)
+    end
+    if row == 1 then
+      local slash = line:find('^%s*/[%w_%-]*$')
+      if slash then
+        completing = 'prompt'
+        return (line:find('/', 1, true)) - 1
+      end
+      local command, typed = line:match('^%s*(/mcp__%S+)%s(.*)$')
+      if command then
+        local word = typed:find('[%w_%-]*$')
+        completing, completing_command, completing_typed = 'argument', command, typed:sub(1, word - 1)
+        return col - (#typed - word + 1)
+      end
+    end
+    return -3 -- cancel silently
+  end
+  local mcp = require('handrail.mcp')
+  if completing == 'prompt' then
+    return mcp.complete_prompts(base)
+  end
+  if completing == 'argument' then
+    return mcp.complete_arguments(completing_command or '', completing_typed, base)
   end
   local matches = {}
   for _, path in ipairs(vim.fn.glob(base .. '*', false, true)) do
     local shown = vim.fn.isdirectory(path) == 1 and path .. '/' or path
     table.insert(matches, { word = shown, menu = '[file]' })
   end
-  return matches
+  return vim.list_extend(matches, mcp.complete_resources(base))
+end
+
+--- A resource template was completed: ask its variables (CompleteDone).
+local function on_complete_done(ev)
+  local item = vim.v.completed_item
+  local template = type(item) == 'table' and type(item.user_data) == 'table' and item.user_data.handrail_template
+  if not template or (vim.v.event and vim.v.event.reason == 'cancel') then
+    return
+  end
+  vim.schedule(function()
+    require('handrail.mcp').fill_template(template, ev.buf)
+  end)
 end
 
 local function create()
@@ -92,6 +136,7 @@ local function create()
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'handrail-input'
   vim.bo[buf].omnifunc = "v:lua.require'handrail.input'.complete"
+  api.nvim_create_autocmd('CompleteDone', { buffer = buf, callback = on_complete_done })
   require('handrail.chat').start_markdown(buf)
   local function map(modes, lhs, rhs, desc)
     vim.keymap.set(modes, lhs, rhs, { buffer = buf, nowait = true, desc = 'handrail: ' .. desc })
@@ -141,7 +186,7 @@ function M.open(opts)
     win = api.nvim_open_win(state.buf, true, { split = 'below', win = chat_win, height = height })
     vim.wo[win].winfixheight = true
     vim.wo[win].wrap = true
-    vim.wo[win].statusline = ' handrail prompt   <C-s> send · <Up>/<Down> history · @file <C-x><C-o>'
+    vim.wo[win].statusline = ' handrail prompt   <C-s> send · <Up>/<Down> history · @file @mcp /prompt: <C-x><C-o>'
   end
   api.nvim_set_current_win(win)
   vim.cmd.startinsert({ bang = true })
