@@ -95,3 +95,20 @@ def test_state_folders_are_read_per_context(tree: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tree / "config"))
     after = PermissionContext(workspace_roots=(ws, tree / "config"), mode="bypassPermissions")
     assert decide(facts, PermissionCheck(), after).reason.type == "safety_check"
+
+
+def test_a_new_file_behind_a_swapped_folder_is_resolved_on_every_decision(tree: Path) -> None:
+    """A folder the first decision walked without a link is swapped for a link out of the workspace: the next
+    decision (same context, same call) sees where the new file would land."""
+    ws = tree / "cwd"
+    target = ws / "drop" / "new.txt"
+    (ws / "drop").mkdir()
+    context = PermissionContext(workspace_roots=(ws,), allow=(_rule("Edit(./drop/**)", ws),))
+    facts = CallFacts("Write", False, str(target), (target,))
+    assert decide(facts, PermissionCheck(), context).behavior == "allow"
+    (ws / "drop").rmdir()
+    (ws / "drop").symlink_to(tree / "outside")
+    swapped = decide(facts, PermissionCheck(), context)
+    assert swapped.behavior == "ask"
+    assert swapped.reason.type == "working_dir"
+    assert str(tree / "outside" / "new.txt") in swapped.reason.message

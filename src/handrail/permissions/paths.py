@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import platform
 import re
+import sys
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 # Within one decision the same paths are resolved once per rule; resolving them once per
@@ -41,15 +45,77 @@ _O_PATH: int | None = getattr(os, "O_PATH", None)
 
 
 def kernel_realpath(text: str) -> str:
-    """`os.path.realpath(text)`, asking the kernel: three system calls instead of one `lstat` per component.
+    """`os.path.realpath(text)`, asking the kernel: two system calls (one for a new file) instead of one `lstat`
+    per component.
 
-    The path is opened with O_PATH (nothing is read; a FIFO does not block) and the kernel
-    names what it opened. A missing last component is appended to its resolved folder, as
-    realpath does; anything unusual (a dangling link, `..` after a missing folder, a loop,
-    no /proc) is left to `os.path.realpath`.
+    A normal absolute path the kernel walks without meeting a link (`link_free`) is its own
+    resolution. Otherwise the path is opened with O_PATH (nothing is read; a FIFO does not
+    block) and the kernel names what it opened. A missing last component is appended to its
+    resolved folder, as realpath does; anything unusual (a dangling link, `..` after a missing
+    folder, a loop, no /proc) is left to `os.path.realpath`.
     """
+    if link_free(text):
+        return text
     found = None if _O_PATH is None else _kernel_resolve(text, _O_PATH | os.O_CLOEXEC)
     return os.path.realpath(text) if found is None else found[0]
+
+
+def link_free(text: str) -> bool:
+    """Whether `text` is a normal absolute path (no `.`, `..`, `//` or trailing `/`) that the kernel walks, now,
+    without following a link: then `os.path.realpath(text)` is `text` itself.
+
+    One `openat2(RESOLVE_NO_SYMLINKS)`: it fails with ELOOP at the first link (or /proc magic
+    link) on the way, and with ENOENT at the first missing component, which every component
+    before it was walked without a link. False whenever the kernel cannot say (no openat2).
+    """
+    if not text.startswith("/") or text.startswith("//") or "\0" in text:
+        return False
+    if ("/." in text or "//" in text or text.endswith("/")) and os.path.normpath(text) != text:
+        return False
+    walk = _openat2_walker()
+    return walk is not None and walk(os.fsencode(text))
+
+
+_OPENAT2_NUMBER = 437  # the same on every architecture that numbers system calls alike (x86-64, arm64, riscv...)
+
+
+@cache
+def _openat2_walker() -> Callable[[bytes], bool] | None:
+    """`link_free`'s kernel question for an encoded path, bound through libc's `syscall` once; None when the
+    kernel (or a sandbox) does not offer openat2."""
+    if _O_PATH is None or not sys.platform.startswith("linux") or platform.machine() not in _SAME_NUMBERS:
+        return None
+    import ctypes  # only on Linux, on the first decision
+
+    class OpenHow(ctypes.Structure):
+        _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+    try:
+        syscall = ctypes.CDLL(None, use_errno=True).syscall
+    except (OSError, AttributeError):
+        return None
+    syscall.restype = ctypes.c_long
+    syscall.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
+    how = OpenHow(_O_PATH | os.O_CLOEXEC, 0, _RESOLVE_NO_SYMLINKS)
+    how_ref, how_size, get_errno, close = ctypes.byref(how), ctypes.sizeof(how), ctypes.get_errno, os.close
+
+    def walk(path: bytes) -> bool:
+        fd = syscall(_OPENAT2_NUMBER, _AT_FDCWD, path, how_ref, how_size)
+        if fd >= 0:
+            close(fd)
+            return True
+        return get_errno() == errno.ENOENT
+
+    probe = syscall(_OPENAT2_NUMBER, _AT_FDCWD, b"/", how_ref, how_size)
+    if probe < 0:  # ENOSYS, or a sandbox that forbids it
+        return None
+    close(probe)
+    return walk
+
+
+_AT_FDCWD = -100
+_RESOLVE_NO_SYMLINKS = 0x04  # also refuses /proc's magic links
+_SAME_NUMBERS = frozenset({"x86_64", "aarch64", "arm64", "riscv64", "loongarch64"})
 
 
 def _kernel_resolve(text: str, flags: int) -> tuple[str, bool] | None:
