@@ -171,7 +171,8 @@ class FileRules(Generic[R]):
         self._groups = tuple(groups)
         self._where = where
 
-    def _first(self, path: str) -> int | None:
+    def first_index(self, path: str) -> int | None:
+        """The index (in `rules`) of the first rule that covers one form of a path, if any."""
         if len(self._groups) == 1:  # rules sharing one base (the cwd, say): the usual settings
             return self._groups[0].first(path)
         best: int | None = None
@@ -223,12 +224,12 @@ class FileRules(Generic[R]):
         if not self.rules:
             return None
         if len(candidates) == 1 and len(candidates[0]) == 1:  # one path, no links on the way: most calls
-            index = self._first(candidates[0][0])
+            index = self.first_index(candidates[0][0])
             return None if index is None else self.rules[index]
         texts = [text for forms in candidates for text in forms]
         if not texts:
             return None
-        firsts = [self._first(text) for text in texts]
+        firsts = [self.first_index(text) for text in texts]
         if behavior != "allow":
             hits = [i for i in firsts if i is not None]
             return self.rules[min(hits)] if hits else None

@@ -30,17 +30,6 @@ class one_decision:  # lower case: it reads as a function, `with one_decision():
         _memo.reset(self._token)
 
 
-def _memoized(text: str, compute: Callable[[str], str]) -> str:
-    memo = _memo.get()
-    if memo is None:
-        return compute(text)
-    found = memo.get(text)
-    if found is None:
-        found = memo[text] = compute(text)
-        memo.setdefault(found, found)  # a resolved path resolves to itself
-    return found
-
-
 _O_PATH: int | None = getattr(os, "O_PATH", None)
 
 
@@ -145,8 +134,15 @@ def _kernel_resolve(text: str, flags: int) -> tuple[str, bool] | None:
 
 
 def real_text(text: str) -> str:
-    """`resolve` for a path given as text."""
-    return _memoized(text, kernel_realpath)
+    """`resolve` for a path given as text (inside `one_decision`, once per path)."""
+    memo = _memo.get()
+    if memo is None:
+        return kernel_realpath(text)
+    found = memo.get(text)
+    if found is None:
+        found = memo[text] = kernel_realpath(text)
+        memo.setdefault(found, found)  # a resolved path resolves to itself
+    return found
 
 
 def absolute_text(text: str) -> str:
