@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -106,7 +107,9 @@ def test_roots_contain_by_path_components(roots: tuple[str, ...], path: str, ins
         ("ws/dangling/child", False),
         ("ws/loop1", False),
         ("ws/file-link", False),
-        ("ws/src/a.py/not-a-folder", False),
+        ("ws/src/a.py/not-a-folder", True),  # below a file: nothing after it exists
+        ("ws/fifo", True),
+        ("ws/src/a.py/../a.py", False),
         ("ws/src/", False),  # not normal: left to the full resolution
         ("ws/./src", False),
         ("ws/new/../src/a.py", False),
@@ -142,3 +145,17 @@ def test_a_folder_swapped_for_a_link_between_two_resolutions(tree: Path) -> None
     sub.unlink()
     sub.mkdir()
     assert kernel_realpath(text) == text
+
+
+def test_link_free_takes_only_what_normpath_keeps(tree: Path) -> None:
+    """The quick text check before the kernel is asked: exactly the absolute paths `os.path.normpath` leaves alone."""
+    base = str(tree / "ws" / "src")
+    names = ["", ".", "..", "a.py", ".a", "..a", "a.", "...", "new"]
+    for parts in itertools.product(names, repeat=3):
+        for tail in ("", "/"):
+            text = base + "/" + "/".join(parts) + tail
+            if link_free(text):
+                assert os.path.normpath(text) == text
+                assert os.path.realpath(text) == text
+            else:  # no link below ws/src: only what normpath would change is left to the full resolution
+                assert os.path.normpath(text) != text, text

@@ -34,8 +34,8 @@ _O_PATH: int | None = getattr(os, "O_PATH", None)
 
 
 def kernel_realpath(text: str) -> str:
-    """`os.path.realpath(text)`, asking the kernel: two system calls (one for a new file) instead of one `lstat`
-    per component.
+    """`os.path.realpath(text)`, asking the kernel: one system call for a file (two for a folder) instead of one
+    `lstat` per component.
 
     A normal absolute path the kernel walks without meeting a link (`link_free`) is its own
     resolution. Otherwise the path is opened with O_PATH (nothing is read; a FIFO does not
@@ -54,17 +54,20 @@ def link_free(text: str) -> bool:
     without following a link: then `os.path.realpath(text)` is `text` itself.
 
     One `openat2(RESOLVE_NO_SYMLINKS)`: it fails with ELOOP at the first link (or /proc magic
-    link) on the way, and with ENOENT at the first missing component, which every component
-    before it was walked without a link. False whenever the kernel cannot say (no openat2).
+    link) on the way. It fails with ENOENT at a missing component, and with ENOTDIR at one
+    below a file (or, as asked with O_DIRECTORY, when the last one is a file: no descriptor
+    to close), and then every component before it was walked without a link and none after it
+    exists, so realpath keeps them all as written. False whenever the kernel cannot say.
     """
-    if not text.startswith("/") or text.startswith("//") or "\0" in text:
-        return False
-    if ("/." in text or "//" in text or text.endswith("/")) and os.path.normpath(text) != text:
+    if not text.startswith("/") or _NOT_NORMAL.search(text) is not None:
         return False
     walk = _openat2_walker()
-    return walk is not None and walk(os.fsencode(text))
+    return walk is not None and walk(text.encode(_FS_ENCODING, "surrogateescape"))
 
 
+# what `os.path.normpath` would change in an absolute path, and a NUL (libc would stop there and check another path)
+_NOT_NORMAL = re.compile(r"//|/\.\.?(?:/|\Z)|/\Z|\x00")
+_FS_ENCODING = sys.getfilesystemencoding()  # `os.fsencode`, without its Python-level call
 _OPENAT2_NUMBER = 437  # the same on every architecture that numbers system calls alike (x86-64, arm64, riscv...)
 
 
@@ -84,24 +87,27 @@ def _openat2_walker() -> Callable[[bytes], bool] | None:
     except (OSError, AttributeError):
         return None
     syscall.restype = ctypes.c_long
-    syscall.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
-    how = OpenHow(_O_PATH | os.O_CLOEXEC, 0, _RESOLVE_NO_SYMLINKS)
-    how_ref, how_size, get_errno, close = ctypes.byref(how), ctypes.sizeof(how), ctypes.get_errno, os.close
+    how = OpenHow(_O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, 0, _RESOLVE_NO_SYMLINKS)
+    # arguments made once, of the exact C types (no conversion per call): number, AT_FDCWD, how, its size
+    number, here = ctypes.c_long(_OPENAT2_NUMBER), ctypes.c_long(_AT_FDCWD)
+    how_ref, how_size = ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how))
+    get_errno, close = ctypes.get_errno, os.close
 
     def walk(path: bytes) -> bool:
-        fd = syscall(_OPENAT2_NUMBER, _AT_FDCWD, path, how_ref, how_size)
+        fd = syscall(number, here, path, how_ref, how_size)
         if fd >= 0:
             close(fd)
             return True
-        return get_errno() == errno.ENOENT
+        return get_errno() in _WALKED
 
-    probe = syscall(_OPENAT2_NUMBER, _AT_FDCWD, b"/", how_ref, how_size)
+    probe = syscall(number, here, b"/", how_ref, how_size)
     if probe < 0:  # ENOSYS, or a sandbox that forbids it
         return None
     close(probe)
     return walk
 
 
+_WALKED = frozenset({errno.ENOENT, errno.ENOTDIR})  # the walk ended at a missing component or below a file
 _AT_FDCWD = -100
 _RESOLVE_NO_SYMLINKS = 0x04  # also refuses /proc's magic links
 _SAME_NUMBERS = frozenset({"x86_64", "aarch64", "arm64", "riscv64", "loongarch64"})
