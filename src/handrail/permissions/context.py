@@ -16,6 +16,7 @@ from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, Load
 from handrail.permissions.trust import Approvals, believe
 
 RuleBehavior = Literal["allow", "deny", "ask"]
+_MISSING: Any = object()
 T = TypeVar("T")
 BYPASS_DISABLED_REASON = "inactive: bypassPermissions mode is disabled by policy"
 AUTO_FROM_WORKSPACE_REASON = "inactive: only user settings, policy or the cli may turn auto mode on"
@@ -183,11 +184,10 @@ class PermissionContext:
         `key` must say everything `compute` depends on besides the context.
         """
         cache: dict[Hashable, Any] = self.__dict__.setdefault("_cached", {})
-        if key in cache:
-            found: T = cache[key]
-            return found
-        value = cache[key] = compute()
-        return value
+        found: T = cache.get(key, _MISSING)  # one hash of the key, not two
+        if found is _MISSING:
+            found = cache[key] = compute()
+        return found
 
     def roots(self, name: str, folders: Callable[[], tuple[Path, ...]]) -> Roots:
         """`folders()` as `Roots`, computed once per context and `name`.
