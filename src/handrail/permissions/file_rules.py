@@ -285,13 +285,18 @@ def call_candidates(paths: Sequence[Path | str], cwd: Path) -> tuple[tuple[str, 
 
     Inside a decision (`paths.one_decision`) each path is resolved once, however often it is asked for.
     """
+    if len(paths) == 1:  # most calls
+        return (path_forms(str(paths[0]), cwd),)
     return tuple(path_forms(str(path), cwd) for path in paths)
 
 
 def path_forms(text: str, cwd: Path) -> tuple[str, ...]:
     """One path's forms: absolute as written (`..` folded) and, when different, resolved (`..` after links)."""
-    here = str(cwd)
-    full = text if text.startswith("/") else (here + text if here.endswith("/") else f"{here}/{text}")
+    if text.startswith("/"):
+        full = text
+    else:
+        here = str(cwd)
+        full = here + text if here.endswith("/") else f"{here}/{text}"
     written = absolute_text(full)
     real = real_text(full)
     return (written,) if written == real else (written, real)

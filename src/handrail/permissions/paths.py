@@ -153,7 +153,7 @@ def real_text(text: str) -> str:
 
 def absolute_text(text: str) -> str:
     """`absolute` for a path given as text."""
-    if text.startswith("/") and "//" not in text and "/." not in text and not text.endswith("/"):
+    if text.startswith("/") and _NOT_NORMAL.search(text) is None:
         return text  # already absolute and normal (the usual case): normpath would return it unchanged
     return os.path.abspath(text)
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from handrail.permissions.context import PermissionContext, RuleBehavior, ToolRules
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision, Touch
 from handrail.permissions.file_rules import FileRules, call_candidates
-from handrail.permissions.paths import Roots, one_decision, real_text
+from handrail.permissions.paths import Roots, one_decision
 from handrail.permissions.protected import Protection, names_explicitly, protection
 from handrail.permissions.rules import (
     EDIT_TOOLS,
@@ -274,8 +274,9 @@ def _protected_problem(
 ) -> str | None:
     """Why writing a path (given by its forms) always asks, or None."""
     state = context.roots("state", handrail_state_directories)  # the server's environment does not change
+    real = forms[-1]  # the forms are (written, resolved), or one when they are the same
     for form in forms:
-        if state.contain_either(form) or state.contain(real_text(form)):
+        if state.contain_either(form) or state.contain(real):
             return f"{form} holds handrail's own settings, so changing it always needs approval"
     for form in forms:
         found = protection(form)
