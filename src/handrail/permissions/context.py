@@ -195,7 +195,13 @@ class PermissionContext:
         `name` must say everything `folders` depends on besides the context (e.g. the
         environment variables it reads).
         """
-        return self.cached(("roots", name), lambda: Roots.of(folders()))
+        cache: dict[str, Roots] | None = self.__dict__.get("_roots")
+        if cache is None:
+            cache = self.__dict__.setdefault("_roots", {})
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = Roots.of(folders())
+        return found
 
     def hooks_by_source(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         """The hooks in force as (source, frozen config) pairs, in precedence order (for `hooks.commands_for`)."""

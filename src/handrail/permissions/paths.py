@@ -15,7 +15,8 @@ from pathlib import Path
 
 # Within one decision the same paths are resolved once per rule; resolving them once per
 # decision instead is what keeps decisions fast. Never cached across decisions: links change.
-_memo: ContextVar[dict[str, str] | None] = ContextVar("handrail_path_memo", default=None)
+# `decision_memo.set({})` starts one (as `one_decision` does); `reset` with its token ends it.
+decision_memo: ContextVar[dict[str, str] | None] = ContextVar("handrail_path_memo", default=None)
 
 
 class one_decision:  # lower case: it reads as a function, `with one_decision():`
@@ -24,10 +25,10 @@ class one_decision:  # lower case: it reads as a function, `with one_decision():
     __slots__ = ("_token",)
 
     def __enter__(self) -> None:
-        self._token = _memo.set({})
+        self._token = decision_memo.set({})
 
     def __exit__(self, *exc: object) -> None:
-        _memo.reset(self._token)
+        decision_memo.reset(self._token)
 
 
 _O_PATH: int | None = getattr(os, "O_PATH", None)
@@ -141,7 +142,7 @@ def _kernel_resolve(text: str, flags: int) -> tuple[str, bool] | None:
 
 def real_text(text: str) -> str:
     """`resolve` for a path given as text (inside `one_decision`, once per path)."""
-    memo = _memo.get()
+    memo = decision_memo.get()
     if memo is None:
         return kernel_realpath(text)
     found = memo.get(text)

@@ -37,7 +37,7 @@ from pathlib import Path
 from handrail.permissions.context import PermissionContext, RuleBehavior, ToolRules
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision, Touch
 from handrail.permissions.file_rules import FileRules, call_candidates
-from handrail.permissions.paths import Roots, one_decision
+from handrail.permissions.paths import Roots, decision_memo
 from handrail.permissions.protected import Protection, names_explicitly, protection
 from handrail.permissions.rules import (
     EDIT_TOOLS,
@@ -71,8 +71,11 @@ class CallFacts:
 def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
     """Decide one call. Fails closed: anything not explicitly allowed is asked, any error denies."""
     try:
-        with one_decision():
+        token = decision_memo.set({})  # `with one_decision()`, without its two method calls
+        try:
             decision = _decide(facts, check, context)
+        finally:
+            decision_memo.reset(token)
         if context.mode == "plan" and not facts.read_only and decision.behavior == "ask":
             # the asks before step 6 (ask rules, safety checks) must not let a change through in plan mode
             message = f"plan mode: only read-only tools may run until the plan is approved ({decision.reason.message})"
