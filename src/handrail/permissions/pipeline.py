@@ -104,6 +104,10 @@ def _rule_reason(behavior: RuleBehavior, rule: PermissionRule) -> DecisionReason
     return DecisionReason("rule", f"{_RULE_WORDS[behavior]} the rule {_rule_text(rule)}", str(rule))
 
 
+def _rule_decision(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
+    return PermissionDecision(behavior, _rule_reason(behavior, rule))
+
+
 PathRuleMet = tuple[RuleBehavior, PermissionRule] | None  # the path rule a file tool's call meets first
 
 
@@ -423,8 +427,7 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
 
     def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
         if behavior != "ask" and check.diff is None and not check.suggestions:  # as `verdict`, in one lookup
-            decided = PermissionDecision  # built once per context and rule
-            return context.cached(("rule", behavior, rule), lambda: decided(behavior, _rule_reason(behavior, rule)))
+            return context.cached(("rule", behavior, rule), lambda: _rule_decision(behavior, rule))
         return verdict(behavior, _rule_reason(behavior, rule))
 
     # 1-2: tool-wide rules
