@@ -95,3 +95,64 @@ def test_state_folders_are_read_per_context(tree: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tree / "config"))
     after = PermissionContext(workspace_roots=(ws, tree / "config"), mode="bypassPermissions")
     assert decide(facts, PermissionCheck(), after).reason.type == "safety_check"
+
+
+def test_a_new_file_behind_a_swapped_folder_is_resolved_on_every_decision(tree: Path) -> None:
+    """A folder the first decision walked without a link is swapped for a link out of the workspace: the next
+    decision (same context, same call) sees where the new file would land."""
+    ws = tree / "cwd"
+    target = ws / "drop" / "new.txt"
+    (ws / "drop").mkdir()
+    context = PermissionContext(workspace_roots=(ws,), allow=(_rule("Edit(./drop/**)", ws),))
+    facts = CallFacts("Write", False, str(target), (target,))
+    assert decide(facts, PermissionCheck(), context).behavior == "allow"
+    (ws / "drop").rmdir()
+    (ws / "drop").symlink_to(tree / "outside")
+    swapped = decide(facts, PermissionCheck(), context)
+    assert swapped.behavior == "ask"
+    assert swapped.reason.type == "working_dir"
+    assert str(tree / "outside" / "new.txt") in swapped.reason.message
+
+
+def _direct(
+    rules: dict[MatchBehavior, list[PermissionRule]], tool: str, paths: tuple[Path, ...], cwd: Path
+) -> tuple[MatchBehavior, PermissionRule] | None:
+    """The rule a decision meets first, found one rule at a time: deny rules, then ask, then allow."""
+    for behavior in ("deny", "ask", "allow"):
+        for rule in rules[behavior]:
+            if rule_matches_call(rule, tool, None, paths, cwd, behavior=behavior):
+                return behavior, rule
+    return None
+
+
+@pytest.mark.parametrize("tool", ["Read", "Edit", "Grep"])
+def test_tool_rules_meet_the_same_first_rule_as_one_at_a_time(tree: Path, tool: str) -> None:
+    """The deny, ask and allow path rules compiled into one table per context answer what the rules matched one by
+    one answer, for every spread of the patterns over the three behaviors, for one path and for two, with and
+    without a link on the way."""
+    cwd, root = tree / "cwd", tree / "root"
+    texts = [p.format(tmp=tree) for p in PATTERNS]
+    paths = [tree / p for p in PATHS]
+    for shift in range(3):
+        rules: dict[MatchBehavior, list[PermissionRule]] = {"deny": [], "ask": [], "allow": []}
+        for n, text in enumerate(texts):
+            behavior: MatchBehavior = ("deny", "ask", "allow")[(n + shift) % 3]
+            rules[behavior].append(_rule(f"{'Edit' if n % 2 else 'Read'}({text})", root))
+        context = PermissionContext(workspace_roots=(cwd,), cwd=cwd, **{k: tuple(v) for k, v in rules.items()})
+        compiled = context.tool_rules(tool, (), cwd)
+        for count in (1, 2):
+            for chosen in itertools.combinations(paths, count):
+                with one_decision():
+                    expected = _direct(rules, tool, chosen, cwd)
+                    assert compiled.first_path_rule(call_candidates(chosen, cwd)) == expected, (shift, chosen)
+
+
+def test_tool_rules_are_compiled_once_per_context(tree: Path) -> None:
+    ws = tree / "cwd"
+    context = PermissionContext(workspace_roots=(ws,), deny=(_rule("Read(./.env)", ws),))
+    assert context.tool_rules("Read", (), ws) is context.tool_rules("Read", (), ws)
+    newer = context.with_rule("deny", _rule("Read(./src/**)", ws))
+    assert newer.tool_rules("Read", (), ws) is not context.tool_rules("Read", (), ws)
+    facts = CallFacts("Read", True, str(ws / "src" / "a.py"), (ws / "src" / "a.py",))
+    assert decide(facts, PermissionCheck(), context).behavior == "allow"
+    assert decide(facts, PermissionCheck(), newer).behavior == "deny"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
 import pytest
 
-from handrail.permissions.paths import Roots, absolute_text, kernel_realpath
+from handrail.permissions.paths import Roots, absolute_text, kernel_realpath, link_free
 
 
 @pytest.fixture
@@ -89,3 +90,72 @@ def test_roots_contain_by_path_components(roots: tuple[str, ...], path: str, ins
     found = Roots(roots, roots)
     assert found.contain(path) is inside
     assert found.contain_both(path, path) is inside
+
+
+@pytest.mark.parametrize(
+    ("shape", "free"),
+    [
+        ("ws/src/a.py", True),
+        ("ws/src", True),
+        ("ws/src/new.py", True),  # missing: every component before it was walked without a link
+        ("ws/new/deeper/file.txt", True),
+        ("ws/.hidden", True),
+        ("ws/out", False),  # a link to a folder
+        ("ws/out/new/file", False),  # a link on the way to a missing file
+        ("ws/rel/a.py", False),
+        ("ws/dangling", False),  # a dangling link: a write would land where it points
+        ("ws/dangling/child", False),
+        ("ws/loop1", False),
+        ("ws/file-link", False),
+        ("ws/src/a.py/not-a-folder", True),  # below a file: nothing after it exists
+        ("ws/fifo", True),
+        ("ws/src/a.py/../a.py", False),
+        ("ws/src/", False),  # not normal: left to the full resolution
+        ("ws/./src", False),
+        ("ws/new/../src/a.py", False),
+        ("ws//src", False),
+    ],
+)
+def test_link_free_only_without_links(tree: Path, shape: str, free: bool) -> None:
+    text = f"{tree}/{shape}"
+    assert link_free(text) is free
+    if free:
+        assert os.path.realpath(text) == text
+
+
+def test_link_free_refuses_proc_magic_links_and_odd_text() -> None:
+    assert not link_free("/proc/self/environ")  # /proc/self is a link
+    assert not link_free(f"/proc/{os.getpid()}/root/etc")  # a magic link
+    assert not link_free(f"/proc/{os.getpid()}/cwd")
+    assert not link_free("relative/path")
+    assert not link_free("//double/leading")
+    assert not link_free("/tmp/with\0nul")  # libc would stop at the NUL and check another path
+    assert kernel_realpath("/proc/self/environ") == os.path.realpath("/proc/self/environ")
+
+
+def test_a_folder_swapped_for_a_link_between_two_resolutions(tree: Path) -> None:
+    """Nothing is remembered between resolutions: a folder replaced by a link is seen at once."""
+    sub = tree / "ws" / "sub"
+    sub.mkdir()
+    text = f"{sub}/key.txt"
+    assert kernel_realpath(text) == text
+    sub.rmdir()
+    sub.symlink_to(tree / "outside")
+    assert kernel_realpath(text) == f"{tree}/outside/key.txt"
+    sub.unlink()
+    sub.mkdir()
+    assert kernel_realpath(text) == text
+
+
+def test_link_free_takes_only_what_normpath_keeps(tree: Path) -> None:
+    """The quick text check before the kernel is asked: exactly the absolute paths `os.path.normpath` leaves alone."""
+    base = str(tree / "ws" / "src")
+    names = ["", ".", "..", "a.py", ".a", "..a", "a.", "...", "new"]
+    for parts in itertools.product(names, repeat=3):
+        for tail in ("", "/"):
+            text = base + "/" + "/".join(parts) + tail
+            if link_free(text):
+                assert os.path.normpath(text) == text
+                assert os.path.realpath(text) == text
+            else:  # no link below ws/src: only what normpath would change is left to the full resolution
+                assert os.path.normpath(text) != text, text

@@ -11,11 +11,12 @@ from typing import Any, Literal, TypeVar
 from handrail.permissions.file_rules import FileRules
 from handrail.permissions.modes import PERMISSION_MODES, PermissionMode
 from handrail.permissions.paths import Roots
-from handrail.permissions.rules import PermissionRule, rule_covers_tool
+from handrail.permissions.rules import FILE_TOOLS, PermissionRule, rule_covers_tool
 from handrail.permissions.sources import WORKSPACE_SOURCES, LoadedSettings, LoadedSource, workspace_directory
 from handrail.permissions.trust import Approvals, believe
 
 RuleBehavior = Literal["allow", "deny", "ask"]
+_MISSING: Any = object()
 T = TypeVar("T")
 BYPASS_DISABLED_REASON = "inactive: bypassPermissions mode is disabled by policy"
 AUTO_FROM_WORKSPACE_REASON = "inactive: only user settings, policy or the cli may turn auto mode on"
@@ -169,17 +170,24 @@ class PermissionContext:
             found = cache[key] = FileRules(rules, cwd)
         return found
 
+    def tool_rules(self, tool_name: str, aliases: tuple[str, ...], cwd: Path) -> ToolRules:
+        """Everything the rules say of `tool_name` (or its `aliases`) from `cwd`, gathered once per context."""
+        cache: dict[tuple[str, tuple[str, ...], Path], ToolRules] = self.__dict__.setdefault("_tool_rules", {})
+        found = cache.get((tool_name, aliases, cwd))
+        if found is None:
+            found = cache[(tool_name, aliases, cwd)] = ToolRules.of(self, tool_name, aliases, cwd)
+        return found
+
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
         """`compute()`, once per context and `key`: contexts never change, so neither does what follows from them.
 
         `key` must say everything `compute` depends on besides the context.
         """
         cache: dict[Hashable, Any] = self.__dict__.setdefault("_cached", {})
-        if key in cache:
-            found: T = cache[key]
-            return found
-        value = cache[key] = compute()
-        return value
+        found: T = cache.get(key, _MISSING)  # one hash of the key, not two
+        if found is _MISSING:
+            found = cache[key] = compute()
+        return found
 
     def roots(self, name: str, folders: Callable[[], tuple[Path, ...]]) -> Roots:
         """`folders()` as `Roots`, computed once per context and `name`.
@@ -187,7 +195,13 @@ class PermissionContext:
         `name` must say everything `folders` depends on besides the context (e.g. the
         environment variables it reads).
         """
-        return self.cached(("roots", name), lambda: Roots.of(folders()))
+        cache: dict[str, Roots] | None = self.__dict__.get("_roots")
+        if cache is None:
+            cache = self.__dict__.setdefault("_roots", {})
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = Roots.of(folders())
+        return found
 
     def hooks_by_source(self) -> tuple[tuple[str, Mapping[str, Any]], ...]:
         """The hooks in force as (source, frozen config) pairs, in precedence order (for `hooks.commands_for`)."""
@@ -206,6 +220,66 @@ class PermissionContext:
         if self.workspace_roots:
             return self.workspace_roots[0]
         return Path.cwd()
+
+
+@dataclass(frozen=True)
+class ToolRules:
+    """The rules that concern one tool (with its aliases) from one cwd, looked up and compiled once per context.
+
+    Rules change only when settings do, and then a new context is built; the paths of calls are
+    still resolved on every decision. For a file tool, `ordered` holds its path rules of all
+    three behaviors in the order a decision meets them (deny, ask, allow), so one regex match
+    of a path with no link on its way finds which of them covers it first.
+    """
+
+    deny_wide: PermissionRule | None
+    ask_wide: PermissionRule | None
+    allow_wide: PermissionRule | None
+    deny: FileRules[PermissionRule]
+    ask: FileRules[PermissionRule]
+    allow: FileRules[PermissionRule]
+    ordered: FileRules[PermissionRule]
+    allow_from: int  # where the allow rules start in `ordered`
+    ask_from: int  # where the ask rules start in `ordered`
+
+    @classmethod
+    def of(cls, context: PermissionContext, tool_name: str, aliases: tuple[str, ...], cwd: Path) -> ToolRules:
+        """The rules of `tool_name` in `context` (path rules only for file tools)."""
+        files = tool_name in FILE_TOOLS
+        by: dict[RuleBehavior, FileRules[PermissionRule]] = {
+            behavior: context.file_rules(behavior, tool_name, cwd, aliases) if files else FileRules((), cwd)
+            for behavior in ("deny", "ask", "allow")
+        }
+        ordered = (*by["deny"].rules, *by["ask"].rules, *by["allow"].rules)
+        return cls(
+            context.tool_wide_rule("deny", tool_name, aliases),
+            context.tool_wide_rule("ask", tool_name, aliases),
+            context.tool_wide_rule("allow", tool_name, aliases),
+            by["deny"],
+            by["ask"],
+            by["allow"],
+            FileRules(ordered, cwd),
+            len(by["deny"].rules) + len(by["ask"].rules),
+            len(by["deny"].rules),
+        )
+
+    def first_path_rule(self, targets: Sequence[Sequence[str]]) -> tuple[RuleBehavior, PermissionRule] | None:
+        """The path rule a decision meets first for a call whose paths have forms `targets`: the first deny rule
+        that covers it, else the first ask rule, else the first allow rule (each as `FileRules.first_match`
+        judges it). One regex match when the call has one path and no link on its way."""
+        ordered = self.ordered
+        if not ordered.rules:
+            return None
+        if len(targets) == 1 and len(targets[0]) == 1:
+            index = ordered.first_index(targets[0][0])
+            if index is None:
+                return None
+            behavior: RuleBehavior = "deny" if index < self.ask_from else "ask" if index < self.allow_from else "allow"
+            return behavior, ordered.rules[index]
+        for behavior, rules in (("deny", self.deny), ("ask", self.ask), ("allow", self.allow)):
+            if (rule := rules.first_match(targets, behavior)) is not None:
+                return behavior, rule
+        return None
 
 
 def _directories(source: LoadedSource) -> tuple[Path, ...]:

@@ -13,7 +13,7 @@ rule grammar (`rules`) builds on it, never the other way round.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -109,27 +109,55 @@ def _below(path: str, base: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
+def _fixed_folder(pattern: PathPattern) -> str:
+    """The folder (below the base, "" for the base) that every path a pattern matches lies in: its leading
+    segments free of wildcards, short of the last one; "" for a pattern that may match at any depth."""
+    if not pattern.anchored:
+        return ""
+    segments = [s for s in pattern.pattern.strip("/").split("/") if s]
+    fixed: list[str] = []
+    for segment in segments[:-1]:
+        if _WILDCARDS & set(segment):
+            break
+        fixed.append(segment)
+    return "/".join(fixed)
+
+
 @dataclass(frozen=True)
 class _Group:
-    """The rules sharing one base: their patterns joined into one regex."""
+    """The rules sharing one base: their patterns joined into one regex per fixed folder (`_fixed_folder`).
+
+    A path is matched only against the regexes of the folders it lies in, so rules written for
+    other folders (`./src/pkg1/**` … `./src/pkg40/**`) cost nothing; within a regex the first
+    alternative that matches is the first rule in order.
+    """
 
     bases: tuple[str, ...]  # the base as written and resolved
     sources: tuple[str, ...]  # each rule's pattern, in rule order
     indices: tuple[int, ...]  # each rule's index among all the rules
-    regex: re.Pattern[str]  # all of `sources`, one named alternative each
+    by_folder: Mapping[str, tuple[re.Pattern[str], tuple[int, ...]]]  # fixed folder → its rules' regex, indices
+    deepest: int  # the length of the longest fixed folder
 
     def first(self, path: str) -> int | None:
         """The index of the first rule of the group that covers `path`."""
-        regex = self.regex
         best: int | None = None
+        by_folder = self.by_folder
         for base in self.bases:
             rel = _below(path, base)
             if rel is None:
                 continue
-            match = regex.fullmatch(rel)
-            if match is not None and match.lastgroup is not None:
-                index = self.indices[int(match.lastgroup[1:])]
-                best = index if best is None else min(best, index)
+            folder, end = "", 0
+            while True:  # "" and every folder `rel` lies in, as deep as a fixed folder goes
+                found = by_folder.get(folder)
+                if found is not None:
+                    match = found[0].fullmatch(rel)
+                    if match is not None and match.lastgroup is not None:
+                        index = found[1][int(match.lastgroup[1:])]
+                        best = index if best is None else min(best, index)
+                end = rel.find("/", end + 1 if folder else 0)
+                if end == -1 or end > self.deepest:
+                    break
+                folder = rel[:end]
         return best
 
     def covers(self, position: int, path: str) -> bool:
@@ -147,31 +175,39 @@ class FileRules(Generic[R]):
 
     def __init__(self, rules: Sequence[R], cwd: Path) -> None:
         self.rules = tuple(rules)
-        by_base: dict[Path, list[tuple[int, str]]] = {}
+        by_base: dict[Path, list[tuple[int, str, str]]] = {}
         patterns: list[PathPattern] = []
         for index, rule in enumerate(self.rules):
             assert rule.specifier is not None
             pattern = path_pattern(rule.specifier, rule.root, cwd)
             patterns.append(pattern)
-            by_base.setdefault(pattern.base, []).append((index, _glob_source(pattern.pattern, pattern.anchored)))
+            source = _glob_source(pattern.pattern, pattern.anchored)
+            by_base.setdefault(pattern.base, []).append((index, source, _fixed_folder(pattern)))
         self._patterns = tuple(patterns)
         groups: list[_Group] = []
         where: dict[int, tuple[_Group, int]] = {}
         for base, members in by_base.items():
             text = str(base)
-            sources = tuple(source for _, source in members)
+            folders: dict[str, list[tuple[int, str]]] = {}
+            for index, source, folder in members:
+                folders.setdefault(folder, []).append((index, source))
             group = _Group(
                 tuple(dict.fromkeys((absolute_text(text), real_text(text)))),
-                sources,
-                tuple(index for index, _ in members),
-                _compile(sources),
+                tuple(source for _, source, _ in members),
+                tuple(index for index, _, _ in members),
+                {
+                    folder: (_compile(tuple(source for _, source in found)), tuple(index for index, _ in found))
+                    for folder, found in folders.items()
+                },
+                max(len(folder) for folder in folders),
             )
             groups.append(group)
-            where.update((index, (group, position)) for position, (index, _) in enumerate(members))
+            where.update((index, (group, position)) for position, (index, _, _) in enumerate(members))
         self._groups = tuple(groups)
         self._where = where
 
-    def _first(self, path: str) -> int | None:
+    def first_index(self, path: str) -> int | None:
+        """The index (in `rules`) of the first rule that covers one form of a path, if any."""
         if len(self._groups) == 1:  # rules sharing one base (the cwd, say): the usual settings
             return self._groups[0].first(path)
         best: int | None = None
@@ -223,12 +259,12 @@ class FileRules(Generic[R]):
         if not self.rules:
             return None
         if len(candidates) == 1 and len(candidates[0]) == 1:  # one path, no links on the way: most calls
-            index = self._first(candidates[0][0])
+            index = self.first_index(candidates[0][0])
             return None if index is None else self.rules[index]
         texts = [text for forms in candidates for text in forms]
         if not texts:
             return None
-        firsts = [self._first(text) for text in texts]
+        firsts = [self.first_index(text) for text in texts]
         if behavior != "allow":
             hits = [i for i in firsts if i is not None]
             return self.rules[min(hits)] if hits else None
@@ -249,13 +285,18 @@ def call_candidates(paths: Sequence[Path | str], cwd: Path) -> tuple[tuple[str, 
 
     Inside a decision (`paths.one_decision`) each path is resolved once, however often it is asked for.
     """
+    if len(paths) == 1:  # most calls
+        return (path_forms(str(paths[0]), cwd),)
     return tuple(path_forms(str(path), cwd) for path in paths)
 
 
 def path_forms(text: str, cwd: Path) -> tuple[str, ...]:
     """One path's forms: absolute as written (`..` folded) and, when different, resolved (`..` after links)."""
-    here = str(cwd)
-    full = text if text.startswith("/") else (here + text if here.endswith("/") else f"{here}/{text}")
+    if text.startswith("/"):
+        full = text
+    else:
+        here = str(cwd)
+        full = here + text if here.endswith("/") else f"{here}/{text}"
     written = absolute_text(full)
     real = real_text(full)
     return (written,) if written == real else (written, real)

@@ -34,10 +34,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from handrail.permissions.context import PermissionContext, RuleBehavior
+from handrail.permissions.context import PermissionContext, RuleBehavior, ToolRules
 from handrail.permissions.decision import DecisionReason, PermissionCheck, PermissionDecision, Touch
 from handrail.permissions.file_rules import FileRules, call_candidates
-from handrail.permissions.paths import Roots, one_decision, real_text
+from handrail.permissions.paths import Roots, decision_memo
 from handrail.permissions.protected import Protection, names_explicitly, protection
 from handrail.permissions.rules import (
     EDIT_TOOLS,
@@ -53,6 +53,7 @@ from handrail.permissions.trust import approvals_path
 
 Forms = tuple[tuple[str, ...], ...]  # for each path: its absolute form as written, and its resolved one
 # process memory and environments (the server's holds the API key), however the path reached them
+_PATTERN_TEXT = re.compile(r"[*?\[\]()]")  # what a path rule would read as a wildcard or the rule's end
 _SENSITIVE = re.compile(r"/proc/(?:self|thread-self|\d+)/(?:task/\d+/)?(?:environ|mem)")
 
 
@@ -70,8 +71,11 @@ class CallFacts:
 def decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
     """Decide one call. Fails closed: anything not explicitly allowed is asked, any error denies."""
     try:
-        with one_decision():
+        token = decision_memo.set({})  # `with one_decision()`, without its two method calls
+        try:
             decision = _decide(facts, check, context)
+        finally:
+            decision_memo.reset(token)
         if context.mode == "plan" and not facts.read_only and decision.behavior == "ask":
             # the asks before step 6 (ask rules, safety checks) must not let a change through in plan mode
             message = f"plan mode: only read-only tools may run until the plan is approved ({decision.reason.message})"
@@ -100,21 +104,33 @@ def _rule_reason(behavior: RuleBehavior, rule: PermissionRule) -> DecisionReason
     return DecisionReason("rule", f"{_RULE_WORDS[behavior]} the rule {_rule_text(rule)}", str(rule))
 
 
+def _rule_decision(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
+    return PermissionDecision(behavior, _rule_reason(behavior, rule))
+
+
+PathRuleMet = tuple[RuleBehavior, PermissionRule] | None  # the path rule a file tool's call meets first
+
+
 def _content_match(
     context: PermissionContext,
     behavior: RuleBehavior,
     facts: CallFacts,
     cwd: Path,
-    targets: Forms,
+    met: PathRuleMet,
 ) -> PermissionRule | None:
-    """The first rule of `behavior` with a specifier that covers the call; `targets` are its files' forms."""
+    """The first rule of `behavior` with a specifier that covers the call.
+
+    For a file tool (every rule that covers one is a path rule) `met` is the path rule its
+    files meet first (`ToolRules.first_path_rule`): the pipeline asks for deny, then ask, then
+    allow rules and stops at the first it finds, so a rule met before `behavior`'s has
+    already decided the call.
+    """
     tool = facts.tool_name
+    if tool in FILE_TOOLS:
+        return met[1] if met is not None and met[0] == behavior else None
     if tool == "Bash":
         covering = _bash_rules(context, behavior, facts, cwd)
         return covering[0] if covering else None
-    if tool in FILE_TOOLS:  # every rule that covers a file tool is a path rule
-        rules = context.file_rules(behavior, tool, cwd, facts.aliases)
-        return rules.first_match(targets, behavior) if rules.rules else None
     for rule in context.rules_for_tool(behavior, tool, facts.aliases):
         if rule.specifier is not None and rule_matches_call(
             rule, tool, facts.rule_content, facts.paths, cwd, behavior=behavior, aliases=facts.aliases
@@ -138,14 +154,14 @@ def _bash_rules(
 
 
 def _allowed_by_rules(
-    context: PermissionContext, facts: CallFacts, cwd: Path, targets: Forms
+    context: PermissionContext, facts: CallFacts, cwd: Path, rules: ToolRules, met: PathRuleMet
 ) -> tuple[PermissionRule, ...]:
     """The allow rules that together cover the call (empty when they do not)."""
-    if (rule := context.tool_wide_rule("allow", facts.tool_name, facts.aliases)) is not None:
-        return (rule,)
+    if rules.allow_wide is not None:
+        return (rules.allow_wide,)
     if facts.tool_name == "Bash":  # a line whose parts several rules cover together
         return _bash_rules(context, "allow", facts, cwd)
-    if (rule := _content_match(context, "allow", facts, cwd, targets)) is not None:
+    if (rule := _content_match(context, "allow", facts, cwd, met)) is not None:
         return (rule,)
     return ()
 
@@ -265,8 +281,9 @@ def _protected_problem(
 ) -> str | None:
     """Why writing a path (given by its forms) always asks, or None."""
     state = context.roots("state", handrail_state_directories)  # the server's environment does not change
+    real = forms[-1]  # the forms are (written, resolved), or one when they are the same
     for form in forms:
-        if state.contain_either(form) or state.contain(real_text(form)):
+        if state.contain_either(form) or state.contain(real):
             return f"{form} holds handrail's own settings, so changing it always needs approval"
     for form in forms:
         found = protection(form)
@@ -339,7 +356,7 @@ def suggest_rules(facts: CallFacts, cwd: Path) -> tuple[str, ...]:
 
 def _path_rule(family: str, path: str) -> str | None:
     """`Edit(//abs/path)` for one absolute path, or None when its text would read as a pattern."""
-    return None if any(ch in path for ch in "*?[]()") else f"{family}(/{path})"
+    return None if _PATTERN_TEXT.search(path) else f"{family}(/{path})"
 
 
 def _suggestions(facts: CallFacts, cwd: Path, targets: Forms) -> tuple[str, ...]:
@@ -388,6 +405,7 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
     forms, targets = _forms(facts, cwd)  # resolved once per decision
     touches = check.touches
     working = context.roots("working", lambda: context.working_directories)
+    rules = context.tool_rules(tool, aliases, cwd)
 
     def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
         if behavior != "ask":
@@ -408,22 +426,25 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         return () if extra is None else (*check.suggestions, *extra)
 
     def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
-        return verdict(behavior, context.cached(("rule", behavior, rule), lambda: _rule_reason(behavior, rule)))
+        if behavior != "ask" and check.diff is None and not check.suggestions:  # as `verdict`, in one lookup
+            return context.cached(("rule", behavior, rule), lambda: _rule_decision(behavior, rule))
+        return verdict(behavior, _rule_reason(behavior, rule))
 
     # 1-2: tool-wide rules
-    if (rule := context.tool_wide_rule("deny", tool, aliases)) is not None:
-        return by_rule("deny", rule)
-    if (rule := context.tool_wide_rule("ask", tool, aliases)) is not None:
-        return by_rule("ask", rule)
+    if rules.deny_wide is not None:
+        return by_rule("deny", rules.deny_wide)
+    if rules.ask_wide is not None:
+        return by_rule("ask", rules.ask_wide)
     # 3: the tool's own deny
     if check.behavior == "deny":
         return verdict("deny", DecisionReason("tool", check.message or f"{tool} refused this call"))
     # 4: content-specific rules, and the rules of the paths the call touches
-    if (rule := _content_match(context, "deny", facts, cwd, targets)) is not None:
+    met = rules.first_path_rule(targets) if tool in FILE_TOOLS else None
+    if (rule := _content_match(context, "deny", facts, cwd, met)) is not None:
         return by_rule("deny", rule)
     if touches and (hit := _touch_rule(context, "deny", touches, cwd)) is not None:
         return verdict("deny", _touch_reason("deny", *hit))
-    if (rule := _content_match(context, "ask", facts, cwd, targets)) is not None:
+    if (rule := _content_match(context, "ask", facts, cwd, met)) is not None:
         return by_rule("ask", rule)
     if touches and (hit := _touch_rule(context, "ask", touches, cwd)) is not None:
         return verdict("ask", _touch_reason("ask", *hit))
@@ -444,7 +465,7 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
             if problem is not None:
                 return verdict("ask", DecisionReason("safety_check", problem))
         outside = [f[-1] for f in forms if not working.contain_both(f[0], f[-1])]
-        if outside and _content_match(context, "allow", facts, cwd, targets) is None:
+        if outside and _content_match(context, "allow", facts, cwd, met) is None:
             names = ", ".join(outside)
             return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
     for touch in touches:
@@ -473,12 +494,12 @@ def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext
         return verdict("allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories"))
     # 7: the tool's own ask (a tool-wide allow rule overrides it)
     if check.behavior == "ask":
-        if (rule := context.tool_wide_rule("allow", tool, aliases)) is not None:
-            return by_rule("allow", rule)
+        if rules.allow_wide is not None:
+            return by_rule("allow", rules.allow_wide)
         return verdict("ask", DecisionReason("tool", check.message or f"{tool} asks for approval"))
     unapproved = _unapproved_writes(context, touches, cwd) if touches else []
     # 8: allow rules
-    if allowed := _allowed_by_rules(context, facts, cwd, targets):
+    if allowed := _allowed_by_rules(context, facts, cwd, rules, met):
         if unapproved and allowed[0].specifier is not None:
             return verdict("ask", _writes_reason(unapproved, f"the rule {_rule_text(allowed[0])} allows the command"))
         if len(allowed) == 1:
