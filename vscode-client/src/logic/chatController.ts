@@ -8,7 +8,7 @@ import type { HandrailCommands } from "./handlers";
 import { diffTexts } from "./lineDiff";
 import { composePrompt, mentionedPaths, type Attachment, type NewAttachment, type PathCandidate } from "./mentions";
 import { cardResult, isDestination, promptView, type CardAnswer } from "./permissionCard";
-import type { ChatEvent, PermissionParams, PermissionResult, PermissionsReport } from "./protocol";
+import type { ChatEvent, McpApprovalParams, McpApprovalResult, PermissionParams, PermissionResult, PermissionsReport } from "./protocol";
 import { changedFile } from "./toolCards";
 import { displayPath } from "./paths";
 import { TurnFiles, restoreFiles, undoNote, type Checkpoint } from "./checkpoints";
@@ -30,7 +30,8 @@ export type WebviewMessage =
   | { type: "complete"; query: string }
   | { type: "drop"; uris: string[] }
   | { type: "removeAttachment"; id: string }
-  | { type: "undoTurn"; id: string };
+  | { type: "undoTurn"; id: string }
+  | { type: "mcpApproval"; id: string; approved: boolean };
 
 /** The server commands the chat uses. */
 export type ChatCommands = Pick<HandrailCommands, "ask" | "cancel" | "setMode">;
@@ -133,6 +134,8 @@ export function asWebviewMessage(value: unknown): WebviewMessage | null {
       return typeof m.id === "string" ? { type: "removeAttachment", id: m.id } : null;
     case "undoTurn":
       return typeof m.id === "string" ? { type: "undoTurn", id: m.id } : null;
+    case "mcpApproval":
+      return typeof m.id === "string" && typeof m.approved === "boolean" ? { type: "mcpApproval", id: m.id, approved: m.approved } : null;
     default:
       return null;
   }
@@ -150,6 +153,9 @@ export class ChatController {
   private banner: Banner | null = null;
   private setup: Setup = { server: "starting", hasKey: true, model: "", roots: [] };
   private readonly questions = new Map<string, OpenQuestion>();
+  /** Open MCP server approval cards, by card id. */
+  private readonly serverApprovals = new Map<string, (approved: boolean) => void>();
+  private approvalCounter = 0;
   /** Snapshots of files before a file-changing call ran, by tool call. */
   private readonly before = new Map<string, { path: string; text: string | null }>();
   /** Sessions whose mode the server has not been told yet (carried over from the previous session). */
@@ -348,6 +354,28 @@ export class ChatController {
     });
   }
 
+  /**
+   * May the workspace's MCP server start? A card in the session's chat, under the prompt that waits for it,
+   * showing the server's definition exactly; it stays until answered or withdrawn by the server.
+   */
+  askMcpApproval(params: McpApprovalParams, token: CancellationToken): Promise<McpApprovalResult> {
+    const model = this.sessions.get(params.sessionId) ?? this.create(params.sessionId);
+    this.approvalCounter += 1;
+    const id = `mcp-approval-${this.approvalCounter}`;
+    return new Promise<McpApprovalResult>((resolve) => {
+      const settle = (approved: boolean, withdrawn = false): void => {
+        if (this.serverApprovals.delete(id)) {
+          subscription.dispose();
+          this.emit(model, model.mcpApprovalClosed(id, withdrawn ? "withdrawn" : approved ? "approved" : "notNow"));
+          resolve({ approved });
+        }
+      };
+      this.serverApprovals.set(id, settle);
+      const subscription = token.onCancellationRequested(() => settle(false, true));
+      this.emit(model, model.mcpApprovalOpened(id, params.server, params.question));
+    });
+  }
+
   /** Answer an open question (from the card, a quick pick or a command); false when it is no longer open. */
   answer(toolUseId: string, result: PermissionResult): boolean {
     const question = this.questions.get(toolUseId);
@@ -483,6 +511,7 @@ export class ChatController {
     const full = await this.compose(text);
     this.attachments = [];
     this.postAttachments();
+    this.emit(model, model.promptSent(full));
     this.emit(model, model.setRunning(true));
     try {
       if (this.modeToApply.has(model.sessionId)) {
@@ -500,6 +529,7 @@ export class ChatController {
     } catch (error) {
       this.emit(model, model.notice(`The ask failed: ${error instanceof Error ? error.message : String(error)}`, "error"));
     } finally {
+      model.promptSettled();
       this.emit(model, model.setRunning(false));
     }
   }
@@ -607,6 +637,9 @@ export class ChatController {
         return;
       case "undoTurn":
         return this.undoTurn(message.id);
+      case "mcpApproval":
+        this.serverApprovals.get(message.id)?.(message.approved);
+        return;
       default:
         return;
     }

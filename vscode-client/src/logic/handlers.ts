@@ -7,9 +7,9 @@ import type { CancellationToken, Disposable } from "vscode-jsonrpc";
 import { readBackgroundTasks } from "./background";
 import { PromptQueue } from "./promptQueue";
 import {
-  ASK_USER, CHAT, Commands, PERMISSION, SAVE_DOCUMENT, asChatEvent,
+  ASK_USER, CHAT, Commands, MCP_APPROVAL, PERMISSION, SAVE_DOCUMENT, asChatEvent,
   type AskResult, type AskUserParams, type AskUserResult, type BackgroundTask, type ChatEvent, type McpRestartResult,
-  type McpServerStatus,
+  type McpApprovalParams, type McpApprovalResult, type McpServerStatus,
   type PermissionParams, type PermissionResult, type PermissionsReport,
 } from "./protocol";
 
@@ -26,7 +26,11 @@ export interface HandrailUi {
   askUser(params: AskUserParams, token: CancellationToken): Promise<AskUserResult | null>;
   saveDocument(uri: string): Promise<boolean>;
   chat(event: ChatEvent): void;
+  /** May the workspace's MCP server start (asked in the chat; without it: not now). */
+  mcpApproval?(params: McpApprovalParams, token: CancellationToken): Promise<McpApprovalResult>;
 }
+
+const NOT_NOW: McpApprovalResult = { approved: false };
 
 const DENY: PermissionResult = { decision: "deny" };
 
@@ -37,6 +41,7 @@ export function registerHandlers(endpoint: Endpoint, ui: HandrailUi, queue = new
       queue.enqueue(`permission:${params.toolUseId}`, token, DENY, (t) => ui.permission(params, t))),
     endpoint.onRequest(ASK_USER, (params: AskUserParams, token) =>
       queue.enqueue<AskUserResult | null>(`ask:${params.toolUseId}`, token, null, (t) => ui.askUser(params, t))),
+    endpoint.onRequest(MCP_APPROVAL, (params: McpApprovalParams, token) => ui.mcpApproval?.(params, token) ?? NOT_NOW),
     endpoint.onRequest(SAVE_DOCUMENT, async (params: { uri: string }) => ({ saved: await ui.saveDocument(params.uri) })),
     endpoint.onNotification(CHAT, (params: unknown) => {
       const event = asChatEvent(params);

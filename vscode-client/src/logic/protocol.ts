@@ -6,6 +6,7 @@ export const ASK_USER = "handrail/askUser";
 export const SAVE_DOCUMENT = "handrail/saveDocument";
 export const DIAGNOSTICS = "handrail/diagnostics";
 export const DID_CHANGE_TRUST = "handrail/didChangeTrust";
+export const MCP_APPROVAL = "handrail/mcpApproval";
 
 /** Server commands, called with `workspace/executeCommand`. */
 export const Commands = {
@@ -21,7 +22,7 @@ export const Commands = {
 
 /** What this client declares in `capabilities.experimental.handrail`. */
 export const EXPERIMENTAL_CAPABILITIES = {
-  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true },
+  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true, mcpApproval: true },
 } as const;
 
 export const MODES = ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"] as const;
@@ -145,6 +146,19 @@ export interface AskUserParams {
 
 export interface AskUserResult {
   answers: Record<string, string>;
+}
+
+/** Params of `handrail/mcpApproval`: may the workspace's MCP server start? Asked before the session's turn;
+ * `question` is the server's definition as written (command, arguments, URL, the variables it is sent): shown exactly. */
+export interface McpApprovalParams {
+  sessionId: string;
+  server: string;
+  question: string;
+}
+
+/** Result of `handrail/mcpApproval` (null or false: not now). */
+export interface McpApprovalResult {
+  approved: boolean;
 }
 
 /** Result of `handrail.ask`. */

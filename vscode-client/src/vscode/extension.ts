@@ -6,6 +6,7 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { ChatController, type ChatHost } from "../logic/chatController";
 import type { Banner } from "../logic/chatModel";
+import type { HandrailUi } from "../logic/handlers";
 import { diagnosticsParams, shouldForward } from "../logic/diagnostics";
 import { foldersOf, rankCandidates, type Attachment, type PathCandidate } from "../logic/mentions";
 import { readStored, remember } from "../logic/pastSessions";
@@ -210,9 +211,10 @@ export function activate(context: vscode.ExtensionContext): void {
     return answered;
   };
 
-  const ui = {
+  const ui: HandrailUi = {
     permission,
     askUser,
+    mcpApproval: (params, token) => controller.askMcpApproval(params, token),
     saveDocument: async (uri: string) => {
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
       return doc ? doc.save() : false;

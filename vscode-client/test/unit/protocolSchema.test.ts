@@ -55,7 +55,7 @@ function assertFieldsKnown(name: string, definition: string, declared: Record<st
 
 test("the method names are the server's", () => {
   const client = [protocol.CHAT, protocol.PERMISSION, protocol.ASK_USER, protocol.SAVE_DOCUMENT, protocol.DIAGNOSTICS,
-    protocol.DID_CHANGE_TRUST];
+    protocol.DID_CHANGE_TRUST, protocol.MCP_APPROVAL];
   const expected = Object.keys(SCHEMA.methods).filter((m) => !NOT_YET_IN_CLIENT.methods.includes(m));
   assert.deepEqual(sorted(client), sorted(expected));
 });
@@ -133,6 +133,10 @@ test("every field protocol.ts declares is in the schema", () => {
   assertFieldsKnown("McpRestartResult", "McpRestartResult", restart);
   const diagnostics: Record<keyof protocol.DiagnosticsParams, true> = { uri: true, version: true, diagnostics: true };
   assertFieldsKnown("DiagnosticsParams", "DiagnosticsParams", diagnostics);
+  const approval: Record<keyof protocol.McpApprovalParams, true> = { sessionId: true, server: true, question: true };
+  assertFieldsKnown("McpApprovalParams", "McpApprovalParams", approval);
+  const approved: Record<keyof protocol.McpApprovalResult, true> = { approved: true };
+  assertFieldsKnown("McpApprovalResult", "McpApprovalResult", approved);
   const diagnostic: Record<keyof protocol.LspDiagnostic, true> = { range: true, severity: true, code: true, source: true, message: true };
   assertFieldsKnown("LspDiagnostic", "Diagnostic", diagnostic);
 });
