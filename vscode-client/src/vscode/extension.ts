@@ -14,6 +14,7 @@ import { displayPath, relativeToRoots } from "../logic/paths";
 import { approvableItems, approvalDetail } from "../logic/projectApproval";
 import { DIAGNOSTICS, DID_CHANGE_TRUST, type ChatEvent, type PermissionParams, type PermissionResult } from "../logic/protocol";
 import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
+import { settingsChange } from "../logic/settingsPush";
 import { TAB_COMMANDS, settingsTab } from "../logic/settingsTarget";
 import { transcriptPath } from "../logic/statePaths";
 import { askUser } from "./askUserUi";
@@ -31,7 +32,6 @@ import { CancellationTokenSource } from "vscode-jsonrpc";
 const API_KEY_SECRET = "handrail.apiKey";
 /** The workspace's sessions (ids, titles, dates), so they are listed again after a reload. */
 const SESSIONS_KEY = "handrail.sessions";
-const RESTART_SETTINGS = ["handrail.server", "handrail.maxToolConcurrency"]; // model and baseUrl are read per turn
 const SERVER_SETTINGS = ["server.pythonPath", "server.command"];
 /** Files larger than this are not kept for a card's diff. */
 const MAX_SNAPSHOT_BYTES = 2 * 1024 * 1024;
@@ -338,10 +338,11 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeWorkspaceFolders(() => void updateSetup()),
     vscode.languages.onDidChangeDiagnostics((event) => forwardDiagnostics(event.uris)),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (RESTART_SETTINGS.some((s) => event.affectsConfiguration(s))) {
+      const change = settingsChange((section) => event.affectsConfiguration(section));
+      if (change === "restart") {
         controller.notice("handrail settings changed: restarting the server.");
         void server.start();
-      } else if (event.affectsConfiguration("handrail")) {
+      } else if (change === "push") {
         // pushed only to a running server, never to one being stopped or started (no failed notification)
         server.notify("workspace/didChangeConfiguration", { settings: { handrail: config() } });
         void updateSetup();
