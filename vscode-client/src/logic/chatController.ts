@@ -6,9 +6,12 @@ import {
 } from "./chatModel";
 import type { HandrailCommands } from "./handlers";
 import { diffTexts } from "./lineDiff";
-import { composePrompt, mentionedPaths, type Attachment, type NewAttachment, type PathCandidate } from "./mentions";
+import { isPromptCommand, promptItems, resourceItems, type CompletionItem } from "./mcpCompletions";
+import { composePrompt, mentionText, mentionedPaths, type Attachment, type NewAttachment, type PathCandidate } from "./mentions";
 import { cardResult, isDestination, promptView, type CardAnswer } from "./permissionCard";
-import type { ChatEvent, McpApprovalParams, McpApprovalResult, PermissionParams, PermissionResult, PermissionsReport } from "./protocol";
+import type {
+  ChatEvent, McpApprovalParams, McpApprovalResult, McpMentionable, McpPrompt, PermissionParams, PermissionResult, PermissionsReport,
+} from "./protocol";
 import { changedFile } from "./toolCards";
 import { displayPath } from "./paths";
 import { TurnFiles, restoreFiles, undoNote, type Checkpoint } from "./checkpoints";
@@ -27,7 +30,7 @@ export type WebviewMessage =
   | { type: "openFile"; path: string; line?: number }
   | { type: "copy"; text: string }
   | { type: "command"; command: HostCommand }
-  | { type: "complete"; query: string }
+  | { type: "complete"; query: string; trigger: "@" | "/" }
   | { type: "drop"; uris: string[] }
   | { type: "removeAttachment"; id: string }
   | { type: "undoTurn"; id: string }
@@ -57,6 +60,10 @@ export interface ChatHost {
   copy?(text: string): Promise<void>;
   /** Workspace files and folders for `@` completion. */
   complete?(query: string): Promise<PathCandidate[]>;
+  /** The MCP servers' prompts for `/` completion (empty when none, or no server runs). */
+  mcpPrompts?(): Promise<McpPrompt[]>;
+  /** The MCP servers' resources for `@` completion. */
+  mcpResources?(): Promise<McpMentionable[]>;
   /** What `@path` mentions (typed, dropped) attach: null for a path that is not in the workspace. */
   resolveMention?(path: string): Promise<Attachment | null>;
   /** Dropped URIs as workspace-relative paths to mention. */
@@ -127,7 +134,7 @@ export function asWebviewMessage(value: unknown): WebviewMessage | null {
     case "command":
       return isHostCommand(m.command) ? { type: "command", command: m.command } : null;
     case "complete":
-      return typeof m.query === "string" ? { type: "complete", query: m.query.slice(0, 200) } : null;
+      return typeof m.query === "string" ? { type: "complete", query: m.query.slice(0, 200), trigger: m.trigger === "/" ? "/" : "@" } : null;
     case "drop":
       return Array.isArray(m.uris) ? { type: "drop", uris: m.uris.filter((u): u is string => typeof u === "string").slice(0, 100) } : null;
     case "removeAttachment":
@@ -508,9 +515,13 @@ export class ChatController {
       this.emit(model, model.notice("A turn is still running in this session: stop it or wait.", "warning"));
       return;
     }
-    const full = await this.compose(text);
-    this.attachments = [];
-    this.postAttachments();
+    // an MCP prompt's command is read by the server word by word: sent as typed (attachments wait for the next prompt)
+    const command = isPromptCommand(text);
+    const full = command ? text : await this.compose(text);
+    if (!command) {
+      this.attachments = [];
+      this.postAttachments();
+    }
     this.emit(model, model.promptSent(full));
     this.emit(model, model.setRunning(true));
     try {
@@ -580,6 +591,25 @@ export class ChatController {
     this.host.statusChanged({ ...this.current.status });
   }
 
+  /** What `/` (MCP prompts) or `@` (workspace paths, then MCP resources) completes to; a failed listing offers nothing. */
+  private async completions(query: string, trigger: "@" | "/"): Promise<CompletionItem[]> {
+    const listed = async <T>(list: (() => Promise<T[]>) | undefined): Promise<T[]> => {
+      try {
+        return (await list?.()) ?? [];
+      } catch {
+        return [];
+      }
+    };
+    if (trigger === "/") {
+      return promptItems(query, await listed(this.host.mcpPrompts?.bind(this.host)));
+    }
+    const [paths, resources] = await Promise.all([listed(this.host.complete && (() => this.host.complete!(query))), listed(this.host.mcpResources?.bind(this.host))]);
+    return [
+      ...paths.map((p): CompletionItem => ({ label: p.path, kind: p.kind, insert: `${mentionText(p.path)}${p.kind === "folder" ? "" : " "}` })),
+      ...resourceItems(query, resources),
+    ];
+  }
+
   /** Dispatch a webview message. */
   async handleMessage(raw: unknown): Promise<void> {
     const message = asWebviewMessage(raw);
@@ -620,8 +650,8 @@ export class ChatController {
       case "command":
         return this.host.run?.(message.command);
       case "complete": {
-        const items = (await this.host.complete?.(message.query)) ?? [];
-        this.host.post({ op: "completions", query: message.query, items });
+        const items = await this.completions(message.query, message.trigger);
+        this.host.post({ op: "completions", query: message.query, trigger: message.trigger, items });
         return;
       }
       case "drop": {

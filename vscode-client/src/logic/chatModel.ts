@@ -5,6 +5,7 @@
 
 import { readBackgroundTasks, runningCount } from "./background";
 import type { LineDiff } from "./lineDiff";
+import type { CompletionItem } from "./mcpCompletions";
 import type { PromptView } from "./permissionCard";
 import type { BackgroundTask, ChatEvent, InactiveItem, Todo, Usage, UsageTotals } from "./protocol";
 import { usageLine } from "./status";
@@ -116,7 +117,7 @@ export type ViewOp =
   | { op: "banner"; banner: Banner | null }
   | { op: "setup"; setup: Setup }
   | { op: "attachments"; items: { id: string; label: string; kind: string }[] }
-  | { op: "completions"; query: string; items: { path: string; kind: "file" | "folder" }[] }
+  | { op: "completions"; query: string; trigger: "@" | "/"; items: CompletionItem[] }
   | { op: "insertMentions"; mentions: string[] }
   | { op: "setPrompt"; text: string }
   | { op: "checkpointUndone"; id: string };

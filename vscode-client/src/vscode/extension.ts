@@ -14,10 +14,12 @@ import { displayPath, relativeToRoots } from "../logic/paths";
 import { approvableItems, approvalDetail } from "../logic/projectApproval";
 import { DIAGNOSTICS, DID_CHANGE_TRUST, type ChatEvent, type PermissionParams, type PermissionResult } from "../logic/protocol";
 import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
+import { RecentLists } from "../logic/recentLists";
 import { settingsChange } from "../logic/settingsPush";
 import { TAB_COMMANDS, settingsTab } from "../logic/settingsTarget";
 import { transcriptPath } from "../logic/statePaths";
 import { askUser } from "./askUserUi";
+import { elicit } from "./elicitUi";
 import { undoTurn } from "./checkpointUi";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
 import { registerCommands, runHostCommand } from "./commands";
@@ -165,6 +167,8 @@ export function activate(context: vscode.ExtensionContext): void {
       const candidates: PathCandidate[] = [...foldersOf(paths).map((p) => ({ path: p, kind: "folder" as const })), ...paths.map((p) => ({ path: p, kind: "file" as const }))];
       return rankCandidates(query, candidates);
     },
+    mcpPrompts: () => mcpLists.get("prompts", (commands) => commands.mcpPrompts()),
+    mcpResources: () => mcpLists.get("resources", (commands) => commands.mcpResources()),
     resolveMention: (path): Promise<Attachment | null> => {
       const found = workspaceUri(path);
       return Promise.resolve(found && {
@@ -192,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): void {
     readTranscript,
   };
   const controller = new ChatController(host);
+  const mcpLists = new RecentLists(() => Promise.resolve(demo.owns(controller.current.sessionId) ? null : server.commands()));
   controller.addPastSessions(readStored(context.workspaceState.get(SESSIONS_KEY)).filter((s) => fs.existsSync(transcriptPath(s.id, process.env, os.homedir()))));
   let demoRoot: string | null = null;
 
@@ -215,6 +220,7 @@ export function activate(context: vscode.ExtensionContext): void {
     permission,
     askUser,
     mcpApproval: (params, token) => controller.askMcpApproval(params, token),
+    elicit,
     saveDocument: async (uri: string) => {
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
       return doc ? doc.save() : false;
@@ -223,6 +229,7 @@ export function activate(context: vscode.ExtensionContext): void {
       controller.handleEvent(event);
       if (event.kind === "turnEnd" && !demo.owns(event.sessionId)) {
         void refreshPermissions();
+        void refreshMcp();
       }
     },
   };
@@ -264,6 +271,16 @@ export function activate(context: vscode.ExtensionContext): void {
       await refreshPermissions();
     }
   };
+
+  /** The MCP servers' states for the status bar: asked when the server starts, after each turn, every 20 s. */
+  const refreshMcp = async (): Promise<void> => {
+    try {
+      statusBar.setMcp((await server.commands()?.mcpStatus()) ?? []);
+    } catch (error) {
+      output.appendLine(`handrail.mcpStatus: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const mcpPoll = setInterval(() => void refreshMcp(), 20_000);
 
   const openServerSettings = async (): Promise<void> => {
     const c = config();
@@ -318,19 +335,21 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     if (state === "running") {
       void refreshPermissions();
+      void refreshMcp();
       void server.ready().then((commands) => controller.resyncBackground(commands ? (id) => commands.backgroundTasks(id) : null));
       forwardDiagnostics(vscode.languages.getDiagnostics().map(([uri]) => uri)); // a (re)started server knows none
     }
   });
 
   context.subscriptions.push(
+    { dispose: () => clearInterval(mcpPoll) },
     output,
     statusBar,
     server,
     demo,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposals),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerCommands({ output, controller, chatView, server, permissionUi, approveProject, setApiKey, tryDemo, openServerSettings }),
+    ...registerCommands({ output, controller, chatView, server, permissionUi, approveProject, setApiKey, tryDemo, openServerSettings, refreshMcp }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       server.notify(DID_CHANGE_TRUST, { trusted: true });
       void refreshPermissions();

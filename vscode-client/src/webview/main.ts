@@ -45,7 +45,7 @@ const actions: CardActions = {
 const saved = (vscode.getState() as { history?: unknown } | undefined)?.history;
 const composer = new Composer(prompt, $<HTMLElement>("attachments"), {
   send: (text) => vscode.postMessage({ type: "ask", prompt: text }),
-  complete: (query) => vscode.postMessage({ type: "complete", query }),
+  complete: (query, trigger) => vscode.postMessage({ type: "complete", query, trigger }),
   drop: (uris) => vscode.postMessage({ type: "drop", uris }),
   removeAttachment: (id) => vscode.postMessage({ type: "removeAttachment", id }),
   saveHistory: (history) => vscode.setState({ history }),
@@ -415,7 +415,7 @@ function apply(op: ViewOp): void {
       composer.showAttachments(op.items);
       return;
     case "completions":
-      composer.showCompletions(op.query, op.items);
+      composer.showCompletions(op.query, op.trigger, op.items);
       return;
     case "insertMentions":
       composer.insertMentions(op.mentions);
