@@ -293,7 +293,7 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
   fs.writeFileSync(path.join(project, ".vscode", "settings.json"), JSON.stringify({ "handrail.server.pythonPath": python() }, null, 2));
   fs.writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { fx: { command: python(), args: [MCP_FIXTURE] } } }, null, 2));
   fs.writeFileSync(path.join(project, "README.md"), "untrusted project\n");
-  const mcpModel = await startFakeModel(fs.mkdtempSync(path.join(home, "model-")), [[{ text: "The fx server is on." }]]);
+  const mcpModel = await startFakeModel(fs.mkdtempSync(path.join(home, "model-")), [[{ text: "The fx server is on." }], [{ text: "Reviewed it." }]]);
   const env = { ...serverEnv(), ANTHROPIC_BASE_URL: mcpModel.baseUrl };
   const server = await startCodeServer({ binary: CODE_SERVER, home, folder: project, trust: false, env, log: path.join(REPORT, "code-server-restricted.log") });
   const page = await openWorkbench(server, project);
@@ -345,6 +345,27 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
     const tools = (requests.at(-1)?.tools as { name: string }[] | undefined)?.map((t) => t.name) ?? [];
     assert.ok(tools.includes("mcp__fx__echo"), `the approved server's tools are in the turn: ${tools.join(", ")}`);
     await shot(page, "10-mcp-approved");
+
+    // @ lists the server's resources; / at the start lists its prompts with their arguments, and one runs
+    const box = chatAgain.locator("#prompt");
+    await box.fill("");
+    await box.pressSequentially("see @fx:fixture://re");
+    await chatAgain.locator(".completions:not([hidden]) .completion.resource", { hasText: "@fx:fixture://readme" }).waitFor({ timeout: LONG });
+    await box.press("Escape");
+    await box.fill("");
+    await box.pressSequentially("/mcp__fx__rev");
+    const completion = chatAgain.locator(".completions:not([hidden]) .completion.prompt", { hasText: "/mcp__fx__review" });
+    await completion.waitFor({ timeout: LONG });
+    assert.match(await completion.innerText(), /<path> \[focus\]/);
+    await shot(page, "11-mcp-prompt-completion");
+    await box.press("Tab");
+    assert.equal(await box.inputValue(), "/mcp__fx__review ");
+    await box.pressSequentially("app.py security");
+    await box.press("Enter");
+    await chatAgain.locator(".entry.assistant", { hasText: "Reviewed it." }).waitFor({ timeout: LONG });
+    const sent = JSON.stringify((await mcpModel.requests()).requests.at(-1)?.messages);
+    assert.ok(sent.includes("Please review app.py, looking for security."), `the prompt's text is the turn's: ${sent.slice(-400)}`);
+    await shot(page, "12-mcp-prompt-ran");
   }, () => shot(page, "failed-restricted"), async () => {
     await page.close();
     await server.stop();
