@@ -27,7 +27,7 @@ export function mcpTooltip(servers: readonly McpServerStatus[]): string {
     return `${s.name}: ${state}${tools}${error}`;
   });
   const waiting = needingUser(servers).length;
-  const hint = waiting > 0 ? "\nRun \"handrail: MCP Servers\" to approve, sign in or restart." : "";
+  const hint = waiting > 0 ? "\nRun \"handrail: MCP Servers…\" to approve, sign in or restart." : "";
   return `MCP servers:\n${lines.join("\n")}${hint}`;
 }
 
