@@ -27,7 +27,7 @@ TURN_PROGRESS_TITLE = "handrail"
 
 
 class LspDialogs:
-    """Plain questions as `window/showMessageRequest`."""
+    """Plain questions as `window/showMessageRequest`; an MCP server's approval as `handrail/mcpApproval` where declared."""
 
     def __init__(self, server: HandrailServer) -> None:
         self._server = server

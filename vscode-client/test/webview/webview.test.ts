@@ -276,3 +276,19 @@ test("thinking is folded, a turn's usage is a line under it, a failure is an err
   await page.screenshot({ path: path.join(REPORT, "webview-thinking.png"), fullPage: true });
 });
 
+
+test("an MCP server's approval card shows the definition as text; Approve answers once; the answer replaces the buttons", { skip }, async () => {
+  const question = "The workspace's .mcp.json defines the MCP server 'fx', which runs node <img src=x onerror=alert(1)> --flag. Start it?";
+  await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.evaluate((q) => window.postMessage({ op: "entry", entry: { type: "mcpApproval", id: "mcp-approval-9", server: "fx", question: q, answer: "pending" } }, "*"), question);
+  const card = '.entry.mcp-approval[data-id="mcp-approval-9"]';
+  await page.waitForSelector(`${card} button.approve`);
+  assert.equal(await page.$eval(`${card} pre.question`, (n) => n.textContent), question, "shown exactly, as text");
+  assert.equal(await page.$$eval(`${card} img`, (n) => n.length), 0);
+  await page.click(`${card} button.approve`);
+  assert.equal(await page.$eval(`${card} button.not-now`, (b) => (b as HTMLButtonElement).disabled), true, "answered once");
+  assert.deepEqual(await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted), [{ type: "mcpApproval", id: "mcp-approval-9", approved: true }]);
+  await page.evaluate((q) => window.postMessage({ op: "replaceEntry", entry: { type: "mcpApproval", id: "mcp-approval-9", server: "fx", question: q, answer: "approved" } }, "*"), question);
+  await page.waitForSelector(`${card}[data-answer="approved"] .outcome`);
+  assert.equal(await page.$$eval(`${card} button`, (n) => n.length), 0);
+});
