@@ -27,7 +27,8 @@ TURN_PROGRESS_TITLE = "handrail"
 
 
 class LspDialogs:
-    """Plain questions as `window/showMessageRequest`; an MCP server's approval as `handrail/mcpApproval` where declared."""
+    """Plain questions as `window/showMessageRequest`; a workspace MCP server's approval as
+    `handrail/mcpApproval` where the client declared it."""
 
     def __init__(self, server: HandrailServer) -> None:
         self._server = server
