@@ -139,6 +139,9 @@ export function readTyped(field: FormField, text: string): { value: unknown } | 
 
 /** What a multiple choice's picks lack (null when fine). */
 export function choicesProblem(field: FormField, picked: readonly string[]): string | null {
+  if (picked.length === 0 && !field.required) {
+    return null; // an optional field left out: its limits apply to an answer only
+  }
   const low = Math.max(field.minItems ?? 0, field.required ? 1 : 0);
   if (picked.length < low) {
     return `Pick at least ${low}.`;

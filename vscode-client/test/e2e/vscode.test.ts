@@ -293,7 +293,10 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
   fs.writeFileSync(path.join(project, ".vscode", "settings.json"), JSON.stringify({ "handrail.server.pythonPath": python() }, null, 2));
   fs.writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { fx: { command: python(), args: [MCP_FIXTURE] } } }, null, 2));
   fs.writeFileSync(path.join(project, "README.md"), "untrusted project\n");
-  const mcpModel = await startFakeModel(fs.mkdtempSync(path.join(home, "model-")), [[{ text: "The fx server is on." }], [{ text: "Reviewed it." }]]);
+  const mcpModel = await startFakeModel(fs.mkdtempSync(path.join(home, "model-")), [
+    [{ text: "The fx server is on." }], [{ text: "Reviewed it." }],
+    [{ tool: "mcp__fx__order_modern", input: {} }], [{ text: "Ordered." }],
+  ]);
   const env = { ...serverEnv(), ANTHROPIC_BASE_URL: mcpModel.baseUrl };
   const server = await startCodeServer({ binary: CODE_SERVER, home, folder: project, trust: false, env, log: path.join(REPORT, "code-server-restricted.log") });
   const page = await openWorkbench(server, project);
@@ -366,6 +369,37 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
     const sent = JSON.stringify((await mcpModel.requests()).requests.at(-1)?.messages);
     assert.ok(sent.includes("Please review app.py, looking for security."), `the prompt's text is the turn's: ${sent.slice(-400)}`);
     await shot(page, "12-mcp-prompt-ran");
+
+    // a tool of the server asks for a form (elicitation): quick picks, then an input box that checks the answer
+    await box.pressSequentially("Order for me");
+    await box.press("Enter");
+    const toolAsk = chatAgain.locator('.tool[data-status="waiting"]', { hasText: "order_modern" }).locator(".ask");
+    await toolAsk.waitFor({ timeout: LONG });
+    await toolAsk.locator("button.allow").click();
+    const title = (text: string) => page.locator(".quick-input-widget .quick-input-title", { hasText: text });
+    await title('MCP server "fx" asks: What would you like?').waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // Answer
+    await title("Size").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // Small
+    await title("Gift wrap").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // Yes
+    await title("Toppings (optional)").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // none: left out
+    await title("Note (optional)").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // empty: left out
+    await title("How many").waitFor({ timeout: LONG });
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("0");
+    await page.locator(".quick-input-widget").getByText("At least 1.").first().waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // refused: the box stays
+    await shot(page, "13-mcp-elicitation-checked");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("2");
+    await page.keyboard.press("Enter");
+    await chatAgain.locator(".entry.assistant", { hasText: "Ordered." }).waitFor({ timeout: LONG });
+    const answered = JSON.stringify((await mcpModel.requests()).requests.at(-1)?.messages);
+    assert.ok(answered.includes('{\\"action\\": \\"accept\\", \\"content\\": {\\"size\\": \\"s\\", \\"gift\\": true, \\"count\\": 2}}'),
+      `the form's answer reached the server: ${answered.slice(-300)}`);
   }, () => shot(page, "failed-restricted"), async () => {
     await page.close();
     await server.stop();

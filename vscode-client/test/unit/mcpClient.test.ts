@@ -91,7 +91,7 @@ const SCHEMA = {
     age: { type: "integer", minimum: 0, maximum: 150 },
     color: { type: "string", oneOf: [{ const: "r", title: "Red" }, { const: "g", title: "Green" }] },
     subscribe: { type: "boolean", default: false },
-    tags: { type: "array", items: { enum: ["a", "b", "c"] }, maxItems: 2 },
+    tags: { type: "array", items: { enum: ["a", "b", "c"] }, minItems: 1, maxItems: 2 },
     email: { type: "string", format: "email" },
   },
   required: ["name", "age", "color"],
@@ -150,6 +150,11 @@ test("a form filled in: picks and typed values, an optional field left empty; wr
   assert.deepEqual(asker.refused, ["name: At least 2 characters.", "age: Enter a whole number.", "tags: Pick at most 2."]);
   assert.ok(asker.shown.includes("subscribe: Yes|No|(leave empty)"));
   assert.ok(asker.shown.includes("color: Red|Green"), "a required choice cannot be left empty");
+});
+
+test("an optional multiple choice may be left out; picked, its limits apply", async () => {
+  const left = await fillForm(PARAMS, scripted("answer", ["Ann", "41", "Red", "No", [], ""]));
+  assert.deepEqual(left, { action: "accept", content: { name: "Ann", age: 41, color: "r", subscribe: false } });
 });
 
 test("Decline declines; Escape at the start or on any field cancels; a schema that cannot be shown is declined", async () => {
