@@ -294,6 +294,12 @@ async def start_editor(
         editor.elicitations.append(to_plain(params))
         await editor.prompt_shown()
         return editor.elicit_answers.popleft() if editor.elicit_answers else None
+    @client.feature("handrail/mcpApproval")
+    async def _mcp_approval(params: Any) -> dict[str, Any] | None:
+        editor.prompts.append(to_plain(params))
+        answer = await editor.answer_prompt()
+        return None if answer is None else {"approved": answer == "Approve"}
+
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def _register(params: types.RegistrationParams) -> None:
         editor.registrations.extend(params.registrations)

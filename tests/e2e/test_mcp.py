@@ -329,6 +329,65 @@ async def test_a_definition_swapped_while_its_question_is_open_does_not_start(
     assert read_text(swapped_log) == "" and read_text(shown_log) == ""  # neither form ever ran
 
 
+@pytest_asyncio.fixture
+async def chat_editor(workspace: Path, model: FakeModel) -> AsyncIterator[Editor]:
+    """A trusted editor with a chat that asks about a workspace's MCP servers itself (like VS Code)."""
+    env = server_env(model.base_url, workspace.parent / "state")
+    editor = await start_editor(
+        workspace, env, rich=True, extra={"mcpApproval": True}, init_options={"workspaceTrusted": True}
+    )
+    yield editor
+    await editor.client.shutdown_session()
+    await editor.client.stop()
+
+
+async def test_a_client_with_a_chat_asks_about_a_server_in_the_sessions_chat(
+    chat_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
+) -> None:
+    mcp_json(workspace, {"fx": fixture_server("--log", str(log_file))})
+    model.add(Reply.of(Text("hello")))
+    chat_editor.answers.append("Approve")
+    result = await chat_editor.ask("hi")
+    (card,) = chat_editor.prompts  # no window/showMessageRequest: the card is the only question
+    assert set(card) == {"sessionId", "server", "question"}
+    assert card["sessionId"] == result["sessionId"] and card["server"] == "fx"
+    assert card["question"].startswith("The workspace's .mcp.json defines the MCP server 'fx', which runs ")
+    assert str(FIXTURE) in card["question"] and str(log_file) in card["question"]  # the exact definition
+    assert "mcp__fx__echo" in tool_names(model.requests[0])  # approved before the turn, which had its tools
+    await wait_state(chat_editor, "fx", "running")
+
+
+async def test_a_definition_swapped_while_its_card_is_open_does_not_start(
+    chat_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    shown_log, swapped_log = tmp_path / "shown.log", tmp_path / "swapped.log"
+    mcp_json(workspace, {"fx": fixture_server("--log", str(shown_log))})
+    model.add(Reply.of(Text("hello")))
+    chat_editor.release_prompt = asyncio.Event()
+    chat_editor.answers.extend(["Approve", "Not now"])
+    turn = asyncio.create_task(chat_editor.ask("hi"))
+    await chat_editor.prompt_started.wait()
+    mcp_json(workspace, {"fx": fixture_server("--log", str(swapped_log), "--many", "1")})
+    chat_editor.release_prompt.set()
+    await turn
+    shown, asked_again = chat_editor.prompts
+    assert str(shown_log) in shown["question"] and str(swapped_log) not in shown["question"]
+    assert str(swapped_log) in asked_again["question"] and "--many" in asked_again["question"]
+    assert (await server_status(chat_editor, "fx"))["state"] == "needsApproval"
+    assert read_text(swapped_log) == "" and read_text(shown_log) == ""
+
+
+async def test_a_dismissed_card_starts_nothing(
+    chat_editor: Editor, model: FakeModel, workspace: Path, log_file: Path
+) -> None:
+    mcp_json(workspace, {"fx": fixture_server("--log", str(log_file))})
+    model.add(Reply.of(Text("hello")))
+    await chat_editor.ask("hi")  # no answer queued: the client answers null
+    assert len(chat_editor.prompts) == 1
+    assert (await server_status(chat_editor, "fx"))["state"] == "needsApproval"
+    assert read_text(log_file) == ""
+
+
 async def test_the_approval_question_names_the_variables_a_server_is_sent(
     trusted_editor: Editor, model: FakeModel, workspace: Path
 ) -> None:

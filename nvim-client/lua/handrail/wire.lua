@@ -28,9 +28,10 @@ return {
     { name = "handrail/diagnostics", direction = "clientToServer", kind = "notification" },
     { name = "handrail/didChangeTrust", direction = "clientToServer", kind = "notification" },
     { name = "handrail/elicit", direction = "serverToClient", kind = "request" },
+    { name = "handrail/mcpApproval", direction = "serverToClient", kind = "request" },
   },
   chat_events = { "turnStart", "text", "thinking", "retry", "toolStart", "toolProgress", "toolResult", "permission", "mode", "todos", "turnEnd", "background" },
   modes = { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto" },
   turn_error_kinds = { "noApiKey", "apiKey", "billing", "forbidden", "model", "rateLimited", "overloaded", "server", "network", "badRequest", "stream", "other" },
-  capabilities = { "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation" },
+  capabilities = { "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation", "mcpApproval" },
 }

@@ -81,7 +81,7 @@ async def run_ask(
     skills = await load_skills(roots, current_approvals(state), host.skill_problems)
     await offer_project_approval(state, skills, editor.dialogs)
     await host.mcp.sync(reload=False)
-    await host.mcp.offer_approvals(editor.dialogs)
+    await host.mcp.offer_approvals(editor.dialogs, session.id)
     await host.mcp.wait_started(unapproved)  # approved just now: this turn has its tools
     host.apply_context(session)
     try:  # `@server:uri`: resources the user attached

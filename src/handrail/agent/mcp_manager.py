@@ -326,21 +326,22 @@ class McpManager:
             and not self._permissions.was_asked(b.config.digest)
         ]
 
-    async def offer_approvals(self, dialogs: Dialogs) -> None:
-        """Ask about each server waiting for approval (once per definition and run).
+    async def offer_approvals(self, dialogs: Dialogs, session_id: str) -> None:
+        """Ask about each server waiting for approval (once per definition and run), before the turn of
+        `session_id` (a client with a chat asks there).
 
-        "Approve" approves the definition shown; one that changed while the question was
+        Approving approves the definition shown; one that changed while the question was
         open is a new definition, asked about in turn.
         """
         while pending := self.pending_approvals():
             for config in pending:
                 self._asked.add((config.name, config.digest))
                 try:
-                    choice = await dialogs.choose(approval_text(config), [APPROVE, NOT_NOW])
+                    approved = await dialogs.approve_server(session_id, config.name, approval_text(config))
                 except Exception as exc:
                     log.warning("could not ask about MCP server %s: %s", config.name, exc)
                     return
-                if choice == APPROVE:
+                if approved:
                     await self.approve(config.name, config.digest)
 
     async def approve(self, name: str, digest: str | None = None) -> McpApproveResult:

@@ -61,6 +61,12 @@ class Dialogs(Protocol):
         """The action the user picked (None when the question was dismissed)."""
         ...
 
+    async def approve_server(self, session_id: str, server: str, question: str) -> bool:
+        """Whether the user approves starting the workspace's MCP server `server`, asked with `question` (its
+        definition as written) in the chat of the session about to run a turn where the client has one, else
+        as a plain question with Approve / Not now."""
+        ...
+
 
 class ChatSink(Protocol):
     """What the client sees of a session: its turns as they happen, its mode, its todos and background work.

@@ -21,6 +21,7 @@ class ClientFeatures:
     diagnostics: bool = False  # the client forwards its diagnostics (`handrail/diagnostics`)
     share_document: bool = False  # the client shares a buffer it did not open on request (`handrail/shareDocument`)
     elicitation: bool = False  # the client shows MCP elicitation forms itself (`handrail/elicit`)
+    mcp_approval: bool = False  # the client asks about a workspace's MCP server in its chat (`handrail/mcpApproval`)
     show_document: bool = False  # window/showDocument (opens a sign-in page in the browser)
 
     @classmethod
@@ -35,6 +36,7 @@ class ClientFeatures:
             diagnostics=field_of(handrail, "diagnostics") is True,
             share_document=field_of(handrail, "shareDocument") is True,
             elicitation=field_of(handrail, "elicitation") is True,
+            mcp_approval=field_of(handrail, "mcpApproval") is True,
             create_files=_can_create_files(capabilities),
             show_document=_can_show_documents(capabilities),
         )

@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from handrail.agent.mcp_manager import APPROVE, NOT_NOW
 from handrail.agent.ports import EditorPorts, RulePersister, TurnView
 from handrail.lsp.ask_user import LspQuestions
 from handrail.lsp.chat import ChatChannel, begin_progress
 from handrail.lsp.diagnostics_store import EditorDiagnosticsView
 from handrail.lsp.editor_fs import EditorFileSystem
 from handrail.lsp.lsp_values import field_of
-from handrail.lsp.prompter import LspPrompter
+from handrail.lsp.prompter import LspPrompter, send_cancellable
+from handrail.wire.models import McpApprovalParams, to_wire
+from handrail.wire.names import MCP_APPROVAL_METHOD
 
 if TYPE_CHECKING:
     from handrail.lsp.server import HandrailServer
@@ -24,7 +27,8 @@ TURN_PROGRESS_TITLE = "handrail"
 
 
 class LspDialogs:
-    """Plain questions as `window/showMessageRequest`."""
+    """Plain questions as `window/showMessageRequest`; a workspace MCP server's approval as
+    `handrail/mcpApproval` where the client declared it."""
 
     def __init__(self, server: HandrailServer) -> None:
         self._server = server
@@ -40,6 +44,15 @@ class LspDialogs:
         )
         title = field_of(choice, "title")
         return title if isinstance(title, str) else None
+
+    async def approve_server(self, session_id: str, server: str, question: str) -> bool:
+        """A card in the session's chat (`handrail/mcpApproval`) where the client declared it, else
+        `window/showMessageRequest` with Approve / Not now."""
+        if not self._server.features.mcp_approval:
+            return await self.choose(question, [APPROVE, NOT_NOW]) == APPROVE
+        params = McpApprovalParams(session_id=session_id, server=server, question=question)
+        answer = await send_cancellable(self._server, MCP_APPROVAL_METHOD, to_wire(params))
+        return field_of(answer, "approved") is True
 
 
 class LspChats:

@@ -587,6 +587,22 @@ class ElicitResult(ClientMessage):
     content: dict[str, Any] | None = None
 
 
+class McpApprovalParams(ServerMessage):
+    """`handrail/mcpApproval`: may the workspace's MCP server `server` start? Asked in the session's chat before
+    its turn; `question` is the server's definition as written (its command and arguments, URL, the variables of
+    the user's environment it is sent): show it exactly. A definition changed while this is open is asked again."""
+
+    session_id: str
+    server: str
+    question: str
+
+
+class McpApprovalResult(ClientMessage):
+    """Whether the user approved the definition shown (a null result: not now)."""
+
+    approved: bool
+
+
 class Position(ClientMessage):
     """A position in a document, as the client counts characters."""
 
@@ -634,6 +650,7 @@ class HandrailCapabilities(ClientMessage):
     diagnostics: bool = False
     share_document: bool = False
     elicitation: bool = False
+    mcp_approval: bool = False
 
 
 # ================================================================ the contract: every name with its models
@@ -666,6 +683,7 @@ METHOD_MODELS: dict[str, tuple[type[BaseModel], type[BaseModel] | None]] = {
     names.DIAGNOSTICS_METHOD: (DiagnosticsParams, None),
     names.DID_CHANGE_TRUST_METHOD: (TrustParams, None),
     names.ELICIT_METHOD: (ElicitParams, ElicitResult),
+    names.MCP_APPROVAL_METHOD: (McpApprovalParams, McpApprovalResult),
 }
 
 CHAT_EVENT_MODELS: dict[ChatEventKind, type[ChatEventBase]] = {

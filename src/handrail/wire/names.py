@@ -57,6 +57,7 @@ SHARE_DOCUMENT_METHOD = "handrail/shareDocument"  # server → client request (c
 DIAGNOSTICS_METHOD = "handrail/diagnostics"  # client → server notification (capability diagnostics)
 DID_CHANGE_TRUST_METHOD = "handrail/didChangeTrust"  # client → server notification
 ELICIT_METHOD = "handrail/elicit"  # server → client request (capability elicitation): an MCP server's form
+MCP_APPROVAL_METHOD = "handrail/mcpApproval"  # server → client request (capability mcpApproval): may it start?
 
 Direction = Literal["serverToClient", "clientToServer"]
 MessageKind = Literal["request", "notification"]
@@ -70,6 +71,7 @@ METHODS: dict[str, tuple[Direction, MessageKind]] = {
     DIAGNOSTICS_METHOD: ("clientToServer", "notification"),
     DID_CHANGE_TRUST_METHOD: ("clientToServer", "notification"),
     ELICIT_METHOD: ("serverToClient", "request"),
+    MCP_APPROVAL_METHOD: ("serverToClient", "request"),
 }
 
 # ---------------------------------------------------------------- `handrail/chat` event kinds
@@ -104,5 +106,7 @@ MODES: tuple[PermissionMode, ...] = PERMISSION_MODES
 
 # ---------------------------------------------------------------- `capabilities.experimental.handrail`
 
-Capability = Literal["permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation"]
+Capability = Literal[
+    "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation", "mcpApproval"
+]
 CAPABILITIES: tuple[Capability, ...] = get_args(Capability)

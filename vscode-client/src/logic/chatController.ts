@@ -6,9 +6,12 @@ import {
 } from "./chatModel";
 import type { HandrailCommands } from "./handlers";
 import { diffTexts } from "./lineDiff";
-import { composePrompt, mentionedPaths, type Attachment, type NewAttachment, type PathCandidate } from "./mentions";
+import { isPromptCommand, promptItems, resourceItems, type CompletionItem } from "./mcpCompletions";
+import { composePrompt, mentionText, mentionedPaths, type Attachment, type NewAttachment, type PathCandidate } from "./mentions";
 import { cardResult, isDestination, promptView, type CardAnswer } from "./permissionCard";
-import type { ChatEvent, PermissionParams, PermissionResult, PermissionsReport } from "./protocol";
+import type {
+  ChatEvent, McpApprovalParams, McpApprovalResult, McpMentionable, McpPrompt, PermissionParams, PermissionResult, PermissionsReport,
+} from "./protocol";
 import { changedFile } from "./toolCards";
 import { displayPath } from "./paths";
 import { TurnFiles, restoreFiles, undoNote, type Checkpoint } from "./checkpoints";
@@ -27,10 +30,11 @@ export type WebviewMessage =
   | { type: "openFile"; path: string; line?: number }
   | { type: "copy"; text: string }
   | { type: "command"; command: HostCommand }
-  | { type: "complete"; query: string }
+  | { type: "complete"; query: string; trigger: "@" | "/" }
   | { type: "drop"; uris: string[] }
   | { type: "removeAttachment"; id: string }
-  | { type: "undoTurn"; id: string };
+  | { type: "undoTurn"; id: string }
+  | { type: "mcpApproval"; id: string; approved: boolean };
 
 /** The server commands the chat uses. */
 export type ChatCommands = Pick<HandrailCommands, "ask" | "cancel" | "setMode">;
@@ -56,6 +60,10 @@ export interface ChatHost {
   copy?(text: string): Promise<void>;
   /** Workspace files and folders for `@` completion. */
   complete?(query: string): Promise<PathCandidate[]>;
+  /** The MCP servers' prompts for `/` completion (empty when none, or no server runs). */
+  mcpPrompts?(): Promise<McpPrompt[]>;
+  /** The MCP servers' resources for `@` completion. */
+  mcpResources?(): Promise<McpMentionable[]>;
   /** What `@path` mentions (typed, dropped) attach: null for a path that is not in the workspace. */
   resolveMention?(path: string): Promise<Attachment | null>;
   /** Dropped URIs as workspace-relative paths to mention. */
@@ -126,13 +134,15 @@ export function asWebviewMessage(value: unknown): WebviewMessage | null {
     case "command":
       return isHostCommand(m.command) ? { type: "command", command: m.command } : null;
     case "complete":
-      return typeof m.query === "string" ? { type: "complete", query: m.query.slice(0, 200) } : null;
+      return typeof m.query === "string" ? { type: "complete", query: m.query.slice(0, 200), trigger: m.trigger === "/" ? "/" : "@" } : null;
     case "drop":
       return Array.isArray(m.uris) ? { type: "drop", uris: m.uris.filter((u): u is string => typeof u === "string").slice(0, 100) } : null;
     case "removeAttachment":
       return typeof m.id === "string" ? { type: "removeAttachment", id: m.id } : null;
     case "undoTurn":
       return typeof m.id === "string" ? { type: "undoTurn", id: m.id } : null;
+    case "mcpApproval":
+      return typeof m.id === "string" && typeof m.approved === "boolean" ? { type: "mcpApproval", id: m.id, approved: m.approved } : null;
     default:
       return null;
   }
@@ -150,6 +160,9 @@ export class ChatController {
   private banner: Banner | null = null;
   private setup: Setup = { server: "starting", hasKey: true, model: "", roots: [] };
   private readonly questions = new Map<string, OpenQuestion>();
+  /** Open MCP server approval cards, by card id. */
+  private readonly serverApprovals = new Map<string, (approved: boolean) => void>();
+  private approvalCounter = 0;
   /** Snapshots of files before a file-changing call ran, by tool call. */
   private readonly before = new Map<string, { path: string; text: string | null }>();
   /** Sessions whose mode the server has not been told yet (carried over from the previous session). */
@@ -348,6 +361,28 @@ export class ChatController {
     });
   }
 
+  /**
+   * May the workspace's MCP server start? A card in the session's chat, under the prompt that waits for it,
+   * showing the server's definition exactly; it stays until answered or withdrawn by the server.
+   */
+  askMcpApproval(params: McpApprovalParams, token: CancellationToken): Promise<McpApprovalResult> {
+    const model = this.sessions.get(params.sessionId) ?? this.create(params.sessionId);
+    this.approvalCounter += 1;
+    const id = `mcp-approval-${this.approvalCounter}`;
+    return new Promise<McpApprovalResult>((resolve) => {
+      const settle = (approved: boolean, withdrawn = false): void => {
+        if (this.serverApprovals.delete(id)) {
+          subscription.dispose();
+          this.emit(model, model.mcpApprovalClosed(id, withdrawn ? "withdrawn" : approved ? "approved" : "notNow"));
+          resolve({ approved });
+        }
+      };
+      this.serverApprovals.set(id, settle);
+      const subscription = token.onCancellationRequested(() => settle(false, true));
+      this.emit(model, model.mcpApprovalOpened(id, params.server, params.question));
+    });
+  }
+
   /** Answer an open question (from the card, a quick pick or a command); false when it is no longer open. */
   answer(toolUseId: string, result: PermissionResult): boolean {
     const question = this.questions.get(toolUseId);
@@ -480,9 +515,14 @@ export class ChatController {
       this.emit(model, model.notice("A turn is still running in this session: stop it or wait.", "warning"));
       return;
     }
-    const full = await this.compose(text);
-    this.attachments = [];
-    this.postAttachments();
+    // an MCP prompt's command is read by the server word by word: sent as typed (attachments wait for the next prompt)
+    const command = isPromptCommand(text);
+    const full = command ? text : await this.compose(text);
+    if (!command) {
+      this.attachments = [];
+      this.postAttachments();
+    }
+    this.emit(model, model.promptSent(full));
     this.emit(model, model.setRunning(true));
     try {
       if (this.modeToApply.has(model.sessionId)) {
@@ -500,6 +540,7 @@ export class ChatController {
     } catch (error) {
       this.emit(model, model.notice(`The ask failed: ${error instanceof Error ? error.message : String(error)}`, "error"));
     } finally {
+      model.promptSettled();
       this.emit(model, model.setRunning(false));
     }
   }
@@ -550,6 +591,25 @@ export class ChatController {
     this.host.statusChanged({ ...this.current.status });
   }
 
+  /** What `/` (MCP prompts) or `@` (workspace paths, then MCP resources) completes to; a failed listing offers nothing. */
+  private async completions(query: string, trigger: "@" | "/"): Promise<CompletionItem[]> {
+    const listed = async <T>(list: (() => Promise<T[]>) | undefined): Promise<T[]> => {
+      try {
+        return (await list?.()) ?? [];
+      } catch {
+        return [];
+      }
+    };
+    if (trigger === "/") {
+      return promptItems(query, await listed(this.host.mcpPrompts?.bind(this.host)));
+    }
+    const [paths, resources] = await Promise.all([listed(this.host.complete && (() => this.host.complete!(query))), listed(this.host.mcpResources?.bind(this.host))]);
+    return [
+      ...paths.map((p): CompletionItem => ({ label: p.path, kind: p.kind, insert: `${mentionText(p.path)}${p.kind === "folder" ? "" : " "}` })),
+      ...resourceItems(query, resources),
+    ];
+  }
+
   /** Dispatch a webview message. */
   async handleMessage(raw: unknown): Promise<void> {
     const message = asWebviewMessage(raw);
@@ -590,8 +650,8 @@ export class ChatController {
       case "command":
         return this.host.run?.(message.command);
       case "complete": {
-        const items = (await this.host.complete?.(message.query)) ?? [];
-        this.host.post({ op: "completions", query: message.query, items });
+        const items = await this.completions(message.query, message.trigger);
+        this.host.post({ op: "completions", query: message.query, trigger: message.trigger, items });
         return;
       }
       case "drop": {
@@ -607,6 +667,9 @@ export class ChatController {
         return;
       case "undoTurn":
         return this.undoTurn(message.id);
+      case "mcpApproval":
+        this.serverApprovals.get(message.id)?.(message.approved);
+        return;
       default:
         return;
     }

@@ -5,6 +5,7 @@
 
 import { readBackgroundTasks, runningCount } from "./background";
 import type { LineDiff } from "./lineDiff";
+import type { CompletionItem } from "./mcpCompletions";
 import type { PromptView } from "./permissionCard";
 import type { BackgroundTask, ChatEvent, InactiveItem, Todo, Usage, UsageTotals } from "./protocol";
 import { usageLine } from "./status";
@@ -60,7 +61,12 @@ export type Entry =
   | { type: "usage"; id: string; text: string }
   | { type: "notice"; id: string; text: string; level: "info" | "warning" | "error"; actions?: NoticeAction[] }
   /** The files a turn changed through handrail's tools, and whether that turn was undone. */
-  | { type: "checkpoint"; id: string; files: string[]; undone: boolean };
+  | { type: "checkpoint"; id: string; files: string[]; undone: boolean }
+  /** May the workspace's MCP server start? The server's definition as written, and the user's answer. */
+  | { type: "mcpApproval"; id: string; server: string; question: string; answer: McpApprovalAnswer };
+
+/** `pending` until answered; `withdrawn`: the server stopped asking (the turn was cancelled). */
+export type McpApprovalAnswer = "pending" | "approved" | "notNow" | "withdrawn";
 
 export interface Status {
   sessionId: string;
@@ -97,6 +103,8 @@ export interface Setup {
 export type ViewOp =
   | { op: "reset"; entries: Entry[]; todos: Todo[]; background: BackgroundTask[]; status: Status }
   | { op: "entry"; entry: Entry }
+  /** Redraw an entry the view has (same id). */
+  | { op: "replaceEntry"; entry: Entry }
   | { op: "appendText"; id: string; text: string }
   | { op: "appendThinking"; id: string; text: string }
   | { op: "patchTool"; id: string; patch: Partial<ToolCard> }
@@ -109,7 +117,7 @@ export type ViewOp =
   | { op: "banner"; banner: Banner | null }
   | { op: "setup"; setup: Setup }
   | { op: "attachments"; items: { id: string; label: string; kind: string }[] }
-  | { op: "completions"; query: string; items: { path: string; kind: "file" | "folder" }[] }
+  | { op: "completions"; query: string; trigger: "@" | "/"; items: CompletionItem[] }
   | { op: "insertMentions"; mentions: string[] }
   | { op: "setPrompt"; text: string }
   | { op: "checkpointUndone"; id: string };
@@ -144,6 +152,8 @@ export class ChatSessionModel {
   private openThinking: { id: string; text: string } | null = null;
   private counter = 0;
   private turnHadText = false;
+  /** The prompt shown since it was sent, until its turn starts (approvals may come first). */
+  private sentPrompt: Extract<Entry, { type: "user" }> | null = null;
   readonly status: Status;
 
   constructor(readonly sessionId: string, mode = "default") {
@@ -187,6 +197,36 @@ export class ChatSessionModel {
       this.entries.push({ type: "notice", id: this.nextId("n"), level: "warning",
         text: "Interrupted: the last turn did not finish (the window or the server closed while it ran). Ask again to go on; the agent keeps what it did so far." });
     }
+  }
+
+  /** The user sent a prompt: it shows at once, also while the server asks something before the turn starts. */
+  promptSent(text: string): ViewOp[] {
+    this.openText = null;
+    this.openThinking = null;
+    this.sentPrompt = { type: "user", id: this.nextId("u"), text };
+    return [this.add(this.sentPrompt)];
+  }
+
+  /** The prompt sent got no turn (the server refused it): the next turn's prompt is a new entry. */
+  promptSettled(): void {
+    this.sentPrompt = null;
+  }
+
+  /** A workspace's MCP server waits for approval: a card in the chat. */
+  mcpApprovalOpened(id: string, server: string, question: string): ViewOp[] {
+    this.openText = null;
+    this.openThinking = null;
+    return [this.add({ type: "mcpApproval", id, server, question, answer: "pending" })];
+  }
+
+  /** The approval card was answered (or withdrawn). */
+  mcpApprovalClosed(id: string, answer: McpApprovalAnswer): ViewOp[] {
+    const entry = this.entries.find((e) => e.type === "mcpApproval" && e.id === id);
+    if (entry?.type !== "mcpApproval") {
+      return [];
+    }
+    entry.answer = answer;
+    return [{ op: "replaceEntry", entry: structuredClone(entry) }];
   }
 
   /** The turn that just ended changed these files (shown workspace-relative): it can be undone as a whole. */
@@ -332,6 +372,12 @@ export class ChatSessionModel {
           this.title = event.prompt.trim().split("\n")[0].slice(0, 60);
         }
         this.status.running = true;
+        const sent = this.sentPrompt;
+        this.sentPrompt = null;
+        if (sent) { // shown since it was sent: now as the server has it (attachments spelled out)
+          sent.text = event.prompt;
+          return [{ op: "replaceEntry", entry: structuredClone(sent) }, { op: "status", status: { ...this.status } }];
+        }
         return [this.add({ type: "user", id: this.nextId("u"), text: event.prompt }), { op: "status", status: { ...this.status } }];
       }
       case "text":

@@ -7,9 +7,10 @@ import type { CancellationToken, Disposable } from "vscode-jsonrpc";
 import { readBackgroundTasks } from "./background";
 import { PromptQueue } from "./promptQueue";
 import {
-  ASK_USER, CHAT, Commands, PERMISSION, SAVE_DOCUMENT, asChatEvent,
+  ASK_USER, CHAT, Commands, ELICIT, MCP_APPROVAL, PERMISSION, SAVE_DOCUMENT, asChatEvent,
   type AskResult, type AskUserParams, type AskUserResult, type BackgroundTask, type ChatEvent, type McpRestartResult,
-  type McpServerStatus,
+  type ElicitParams, type ElicitResult, type McpApprovalParams, type McpApprovalResult, type McpApproveResult,
+  type McpMentionable, type McpPrompt, type McpServerStatus, type McpSignInResult, type McpSignOutResult,
   type PermissionParams, type PermissionResult, type PermissionsReport,
 } from "./protocol";
 
@@ -26,7 +27,14 @@ export interface HandrailUi {
   askUser(params: AskUserParams, token: CancellationToken): Promise<AskUserResult | null>;
   saveDocument(uri: string): Promise<boolean>;
   chat(event: ChatEvent): void;
+  /** May the workspace's MCP server start (asked in the chat; without it: not now). */
+  mcpApproval?(params: McpApprovalParams, token: CancellationToken): Promise<McpApprovalResult>;
+  /** An MCP server's form (without it: cancelled). */
+  elicit?(params: ElicitParams, token: CancellationToken): Promise<ElicitResult>;
 }
+
+const NOT_NOW: McpApprovalResult = { approved: false };
+const CANCELLED: ElicitResult = { action: "cancel" };
 
 const DENY: PermissionResult = { decision: "deny" };
 
@@ -37,6 +45,9 @@ export function registerHandlers(endpoint: Endpoint, ui: HandrailUi, queue = new
       queue.enqueue(`permission:${params.toolUseId}`, token, DENY, (t) => ui.permission(params, t))),
     endpoint.onRequest(ASK_USER, (params: AskUserParams, token) =>
       queue.enqueue<AskUserResult | null>(`ask:${params.toolUseId}`, token, null, (t) => ui.askUser(params, t))),
+    endpoint.onRequest(MCP_APPROVAL, (params: McpApprovalParams, token) => ui.mcpApproval?.(params, token) ?? NOT_NOW),
+    endpoint.onRequest(ELICIT, (params: ElicitParams, token) =>
+      queue.enqueue(`elicit:${params.server}`, token, CANCELLED, (t) => ui.elicit?.(params, t) ?? Promise.resolve(CANCELLED))),
     endpoint.onRequest(SAVE_DOCUMENT, async (params: { uri: string }) => ({ saved: await ui.saveDocument(params.uri) })),
     endpoint.onNotification(CHAT, (params: unknown) => {
       const event = asChatEvent(params);
@@ -92,5 +103,30 @@ export class HandrailCommands {
 
   restartMcpServer(name: string): Promise<McpRestartResult> {
     return this.execute(Commands.restartMcpServer, [{ name }]) as Promise<McpRestartResult>;
+  }
+
+  approveMcpServer(name: string): Promise<McpApproveResult> {
+    return this.execute(Commands.approveMcpServer, [{ name }]) as Promise<McpApproveResult>;
+  }
+
+  /** Connect again so the user can sign in (the server opens the browser through window/showDocument). */
+  signInMcpServer(name: string): Promise<McpSignInResult> {
+    return this.execute(Commands.signInMcpServer, [{ name }]) as Promise<McpSignInResult>;
+  }
+
+  signOutMcpServer(name: string): Promise<McpSignOutResult> {
+    return this.execute(Commands.signOutMcpServer, [{ name }]) as Promise<McpSignOutResult>;
+  }
+
+  /** The connected servers' prompts (run one by sending its command as the prompt). */
+  async mcpPrompts(): Promise<McpPrompt[]> {
+    const result = (await this.execute(Commands.mcpPrompts, [])) as { prompts?: McpPrompt[] } | null;
+    return Array.isArray(result?.prompts) ? result.prompts : [];
+  }
+
+  /** The connected servers' resources and templates to mention. */
+  async mcpResources(): Promise<McpMentionable[]> {
+    const result = (await this.execute(Commands.mcpResources, [])) as { resources?: McpMentionable[] } | null;
+    return Array.isArray(result?.resources) ? result.resources : [];
   }
 }

@@ -6,6 +6,8 @@ export const ASK_USER = "handrail/askUser";
 export const SAVE_DOCUMENT = "handrail/saveDocument";
 export const DIAGNOSTICS = "handrail/diagnostics";
 export const DID_CHANGE_TRUST = "handrail/didChangeTrust";
+export const MCP_APPROVAL = "handrail/mcpApproval";
+export const ELICIT = "handrail/elicit";
 
 /** Server commands, called with `workspace/executeCommand`. */
 export const Commands = {
@@ -17,11 +19,16 @@ export const Commands = {
   mcpStatus: "handrail.mcpStatus",
   backgroundTasks: "handrail.backgroundTasks",
   restartMcpServer: "handrail.restartMcpServer",
+  approveMcpServer: "handrail.approveMcpServer",
+  signInMcpServer: "handrail.signInMcpServer",
+  signOutMcpServer: "handrail.signOutMcpServer",
+  mcpPrompts: "handrail.mcpPrompts",
+  mcpResources: "handrail.mcpResources",
 } as const;
 
 /** What this client declares in `capabilities.experimental.handrail`. */
 export const EXPERIMENTAL_CAPABILITIES = {
-  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true },
+  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true, mcpApproval: true, elicitation: true },
 } as const;
 
 export const MODES = ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"] as const;
@@ -147,6 +154,19 @@ export interface AskUserResult {
   answers: Record<string, string>;
 }
 
+/** Params of `handrail/mcpApproval`: may the workspace's MCP server start? Asked before the session's turn;
+ * `question` is the server's definition as written (command, arguments, URL, the variables it is sent): shown exactly. */
+export interface McpApprovalParams {
+  sessionId: string;
+  server: string;
+  question: string;
+}
+
+/** Result of `handrail/mcpApproval` (null or false: not now). */
+export interface McpApprovalResult {
+  approved: boolean;
+}
+
 /** Result of `handrail.ask`. */
 export interface AskResult {
   sessionId: string;
@@ -174,6 +194,8 @@ export interface PermissionsReport {
   problems?: { file: string; message: string; rule?: string | null }[];
 }
 
+/** One configured MCP server; `state` is starting, running, failed, restarting, stopped, needsApproval,
+ * untrusted or needsSignIn (kept a string so a state a newer server adds is still shown). */
 export interface McpServerStatus {
   name: string;
   source: string;
@@ -182,6 +204,72 @@ export interface McpServerStatus {
   error?: string;
   stderrTail?: string;
   toolsChanged?: { added: string[]; removed: string[] };
+  restarts?: number;
+  /** needsSignIn: where the user signs in. */
+  signInAt?: string;
+}
+
+/** What `handrail.approveMcpServer` answers. */
+export interface McpApproveResult {
+  approved: boolean;
+  name: string;
+  reason?: string;
+}
+
+/** What `handrail.signInMcpServer` answers (the browser opens through window/showDocument). */
+export interface McpSignInResult {
+  signingIn: boolean;
+  name: string;
+  reason?: string;
+}
+
+/** What `handrail.signOutMcpServer` answers. */
+export interface McpSignOutResult {
+  signedOut: boolean;
+  name: string;
+  detail?: string;
+  reason?: string;
+}
+
+export interface McpPromptArgument {
+  name: string;
+  description: string | null;
+  required: boolean;
+}
+
+/** An MCP prompt: `command` (`/mcp__server__prompt`) typed as a prompt runs it; `usage` shows its arguments. */
+export interface McpPrompt {
+  server: string;
+  name: string;
+  title: string | null;
+  description: string | null;
+  command: string;
+  usage: string;
+  arguments: McpPromptArgument[];
+}
+
+/** A resource or resource template to mention: `mention` (`@server:uri`) is the text to insert. */
+export interface McpMentionable {
+  server: string;
+  uri?: string;
+  uriTemplate?: string;
+  name: string;
+  mention: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** Params of `handrail/elicit`: an MCP server's form (a flat JSON Schema object). */
+export interface ElicitParams {
+  server: string;
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+/** Result of `handrail/elicit`. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown> | null;
 }
 
 /** What `handrail.restartMcpServer` answers. */

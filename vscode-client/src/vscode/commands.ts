@@ -3,6 +3,7 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as vscode from "vscode";
+import { serverActions } from "../logic/mcpStatus";
 import type { ChatController } from "../logic/chatController";
 import type { HostCommand } from "../logic/chatModel";
 import type { HandrailCommands } from "../logic/handlers";
@@ -48,6 +49,34 @@ export interface Services {
   setApiKey: (key: string | undefined) => Promise<void>;
   tryDemo: () => Promise<void>;
   openServerSettings: () => Promise<void>;
+  /** Ask the server for the MCP servers' states again (the status bar shows them). */
+  refreshMcp: () => Promise<void>;
+}
+
+const ACTION_LABELS = {
+  approve: "Approve", signIn: "Sign in", signOut: "Sign out", restart: "Restart",
+} as const;
+
+/** Run one action on an MCP server; what the user is told of its outcome. */
+async function runMcpAction(commands: HandrailCommands, name: string, action: keyof typeof ACTION_LABELS): Promise<{ ok: boolean; text: string }> {
+  switch (action) {
+    case "approve": {
+      const r = await commands.approveMcpServer(name);
+      return { ok: r.approved, text: r.approved ? `approved '${name}': it starts.` : `'${name}' was not approved: ${r.reason ?? "unknown reason"}` };
+    }
+    case "signIn": {
+      const r = await commands.signInMcpServer(name);
+      return { ok: r.signingIn, text: r.signingIn ? `signing in to '${name}': finish in the browser.` : `cannot sign in to '${name}': ${r.reason ?? "unknown reason"}` };
+    }
+    case "signOut": {
+      const r = await commands.signOutMcpServer(name);
+      return { ok: r.signedOut, text: r.signedOut ? `signed out of '${name}'${r.detail ? ` (${r.detail})` : ""}.` : `'${name}': ${r.reason ?? r.detail ?? "nothing to sign out of"}` };
+    }
+    case "restart": {
+      const r = await commands.restartMcpServer(name);
+      return { ok: r.restarted, text: r.restarted ? `restarting MCP server '${name}'.` : `could not restart '${name}': ${r.reason ?? "unknown reason"}` };
+    }
+  }
 }
 
 function errorText(error: unknown): string {
@@ -208,14 +237,28 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     vscode.commands.registerCommand("handrail.chat.mcpStatus", withServer(async (commands) => {
       try {
         const servers = await configuredMcpServers(commands);
+        await s.refreshMcp();
         if (!servers) {
           return;
         }
-        await vscode.window.showQuickPick(servers.map((m) => ({
+        const picked = await vscode.window.showQuickPick(servers.map((m) => ({
           label: `${m.name}: ${m.state}`,
           description: `${m.source} · ${m.tools.length} tools`,
           detail: m.error ? `${m.error}${m.stderrTail ? ` — ${m.stderrTail}` : ""}` : m.tools.join(", "),
-        })), { title: "handrail: MCP servers" });
+          server: m,
+        })), { title: "handrail: MCP servers (pick one to approve, sign in or out, restart)" });
+        const actions = picked ? serverActions(picked.server) : [];
+        if (!picked || actions.length === 0) {
+          return;
+        }
+        const name = picked.server.name;
+        const action = await vscode.window.showQuickPick(actions.map((a) => ({ label: ACTION_LABELS[a], action: a })), { title: `handrail: MCP server '${name}'` });
+        if (!action) {
+          return;
+        }
+        const outcome = await runMcpAction(commands, name, action.action);
+        void (outcome.ok ? vscode.window.showInformationMessage(`handrail: ${outcome.text}`) : vscode.window.showWarningMessage(`handrail: ${outcome.text}`));
+        await s.refreshMcp();
       } catch (error) {
         void vscode.window.showWarningMessage(`handrail: MCP status is not available from this server (${errorText(error)}).`);
       }

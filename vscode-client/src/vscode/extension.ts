@@ -6,6 +6,7 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { ChatController, type ChatHost } from "../logic/chatController";
 import type { Banner } from "../logic/chatModel";
+import type { HandrailUi } from "../logic/handlers";
 import { diagnosticsParams, shouldForward } from "../logic/diagnostics";
 import { foldersOf, rankCandidates, type Attachment, type PathCandidate } from "../logic/mentions";
 import { readStored, remember } from "../logic/pastSessions";
@@ -13,9 +14,12 @@ import { displayPath, relativeToRoots } from "../logic/paths";
 import { approvableItems, approvalDetail } from "../logic/projectApproval";
 import { DIAGNOSTICS, DID_CHANGE_TRUST, type ChatEvent, type PermissionParams, type PermissionResult } from "../logic/protocol";
 import { DEFAULT_COMMAND, type LaunchSettings } from "../logic/serverLaunch";
+import { RecentLists } from "../logic/recentLists";
+import { settingsChange } from "../logic/settingsPush";
 import { TAB_COMMANDS, settingsTab } from "../logic/settingsTarget";
 import { transcriptPath } from "../logic/statePaths";
 import { askUser } from "./askUserUi";
+import { elicit } from "./elicitUi";
 import { undoTurn } from "./checkpointUi";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./chatView";
 import { registerCommands, runHostCommand } from "./commands";
@@ -30,7 +34,6 @@ import { CancellationTokenSource } from "vscode-jsonrpc";
 const API_KEY_SECRET = "handrail.apiKey";
 /** The workspace's sessions (ids, titles, dates), so they are listed again after a reload. */
 const SESSIONS_KEY = "handrail.sessions";
-const RESTART_SETTINGS = ["handrail.server", "handrail.maxToolConcurrency"]; // model and baseUrl are read per turn
 const SERVER_SETTINGS = ["server.pythonPath", "server.command"];
 /** Files larger than this are not kept for a card's diff. */
 const MAX_SNAPSHOT_BYTES = 2 * 1024 * 1024;
@@ -164,6 +167,8 @@ export function activate(context: vscode.ExtensionContext): void {
       const candidates: PathCandidate[] = [...foldersOf(paths).map((p) => ({ path: p, kind: "folder" as const })), ...paths.map((p) => ({ path: p, kind: "file" as const }))];
       return rankCandidates(query, candidates);
     },
+    mcpPrompts: () => mcpLists.get("prompts", (commands) => commands.mcpPrompts()),
+    mcpResources: () => mcpLists.get("resources", (commands) => commands.mcpResources()),
     resolveMention: (path): Promise<Attachment | null> => {
       const found = workspaceUri(path);
       return Promise.resolve(found && {
@@ -191,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): void {
     readTranscript,
   };
   const controller = new ChatController(host);
+  const mcpLists = new RecentLists(() => Promise.resolve(demo.owns(controller.current.sessionId) ? null : server.commands()));
   controller.addPastSessions(readStored(context.workspaceState.get(SESSIONS_KEY)).filter((s) => fs.existsSync(transcriptPath(s.id, process.env, os.homedir()))));
   let demoRoot: string | null = null;
 
@@ -210,9 +216,11 @@ export function activate(context: vscode.ExtensionContext): void {
     return answered;
   };
 
-  const ui = {
+  const ui: HandrailUi = {
     permission,
     askUser,
+    mcpApproval: (params, token) => controller.askMcpApproval(params, token),
+    elicit,
     saveDocument: async (uri: string) => {
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
       return doc ? doc.save() : false;
@@ -221,6 +229,7 @@ export function activate(context: vscode.ExtensionContext): void {
       controller.handleEvent(event);
       if (event.kind === "turnEnd" && !demo.owns(event.sessionId)) {
         void refreshPermissions();
+        void refreshMcp();
       }
     },
   };
@@ -262,6 +271,16 @@ export function activate(context: vscode.ExtensionContext): void {
       await refreshPermissions();
     }
   };
+
+  /** The MCP servers' states for the status bar: asked when the server starts, after each turn, every 20 s. */
+  const refreshMcp = async (): Promise<void> => {
+    try {
+      statusBar.setMcp((await server.commands()?.mcpStatus()) ?? []);
+    } catch (error) {
+      output.appendLine(`handrail.mcpStatus: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const mcpPoll = setInterval(() => void refreshMcp(), 20_000);
 
   const openServerSettings = async (): Promise<void> => {
     const c = config();
@@ -316,19 +335,21 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     if (state === "running") {
       void refreshPermissions();
+      void refreshMcp();
       void server.ready().then((commands) => controller.resyncBackground(commands ? (id) => commands.backgroundTasks(id) : null));
       forwardDiagnostics(vscode.languages.getDiagnostics().map(([uri]) => uri)); // a (re)started server knows none
     }
   });
 
   context.subscriptions.push(
+    { dispose: () => clearInterval(mcpPoll) },
     output,
     statusBar,
     server,
     demo,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposals),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerCommands({ output, controller, chatView, server, permissionUi, approveProject, setApiKey, tryDemo, openServerSettings }),
+    ...registerCommands({ output, controller, chatView, server, permissionUi, approveProject, setApiKey, tryDemo, openServerSettings, refreshMcp }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       server.notify(DID_CHANGE_TRUST, { trusted: true });
       void refreshPermissions();
@@ -336,10 +357,11 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeWorkspaceFolders(() => void updateSetup()),
     vscode.languages.onDidChangeDiagnostics((event) => forwardDiagnostics(event.uris)),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (RESTART_SETTINGS.some((s) => event.affectsConfiguration(s))) {
+      const change = settingsChange((section) => event.affectsConfiguration(section));
+      if (change === "restart") {
         controller.notice("handrail settings changed: restarting the server.");
         void server.start();
-      } else if (event.affectsConfiguration("handrail")) {
+      } else if (change === "push") {
         // pushed only to a running server, never to one being stopped or started (no failed notification)
         server.notify("workspace/didChangeConfiguration", { settings: { handrail: config() } });
         void updateSetup();

@@ -41,14 +41,22 @@ export function pick<T extends vscode.QuickPickItem>(items: T[], options: PickOp
   });
 }
 
-/** Ask for one line of text; undefined on Escape or server cancellation. */
-export function input(title: string, prompt: string, token: CancellationToken): Promise<string | undefined> {
+/** Ask for one line of text; undefined on Escape or server cancellation. `check` says what is wrong with the
+ * text (null: fine); text with a problem is not accepted. */
+export function input(title: string, prompt: string, token: CancellationToken, check?: (text: string) => string | null, value = ""): Promise<string | undefined> {
   return new Promise((resolve) => {
     const box = vscode.window.createInputBox();
     box.title = title;
     box.prompt = prompt;
+    box.value = value;
     const finish = settle<string>(box, token, resolve);
-    box.onDidAccept(() => finish(box.value));
+    const validate = (): string | null => {
+      const problem = check?.(box.value) ?? null;
+      box.validationMessage = problem ?? undefined;
+      return problem;
+    };
+    box.onDidChangeValue(() => validate());
+    box.onDidAccept(() => validate() === null && finish(box.value));
     box.show();
   });
 }

@@ -14,6 +14,7 @@ import {
 import type { ClientCapabilities, FeatureState } from "vscode-languageclient";
 import { HandrailCommands, registerHandlers, type Endpoint, type HandrailUi } from "../logic/handlers";
 import { EXPERIMENTAL_CAPABILITIES } from "../logic/protocol";
+import { notifyIfRunning } from "../logic/settingsPush";
 import { buildLaunch, type Launch, type LaunchSettings } from "../logic/serverLaunch";
 import { StartSupervisor, type Launched, type StartOutcome } from "../logic/serverStart";
 
@@ -94,9 +95,7 @@ export class ServerClient implements vscode.Disposable {
 
   /** Send a notification if the server runs (dropped otherwise: the state is re-sent at start). */
   notify(method: string, params: unknown): void {
-    if (this.client?.isRunning()) {
-      this.client.sendNotification(method, params).catch((e: unknown) => this.o.output.appendLine(`notify ${method}: ${String(e)}`));
-    }
+    notifyIfRunning(this.client, method, params, (line) => this.o.output.appendLine(line));
   }
 
   private endpoint(client: LanguageClient): Endpoint {

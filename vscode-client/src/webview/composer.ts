@@ -1,12 +1,14 @@
-/** The prompt box: Enter sends, ↑/↓ browse earlier prompts, `@` completes workspace paths, files dropped become mentions. */
+/** The prompt box: Enter sends, ↑/↓ browse earlier prompts, `@` completes workspace paths and MCP resources, `/` at the
+ * start MCP prompts, files dropped become mentions. */
 
 import { InputHistory, caretOnFirstLine, caretOnLastLine } from "../logic/inputHistory";
+import { slashAt, type CompletionItem } from "../logic/mcpCompletions";
 import { mentionAt, mentionText } from "../logic/mentions";
 import { button, el } from "./dom";
 
 export interface ComposerHost {
   send(text: string): void;
-  complete(query: string): void;
+  complete(query: string, trigger: "@" | "/"): void;
   drop(uris: string[]): void;
   removeAttachment(id: string): void;
   saveHistory(entries: string[]): void;
@@ -48,15 +50,15 @@ export function droppedUris(data: DataTransfer): string[] {
 export class Composer {
   readonly history: InputHistory;
   private readonly popup = el("ul", "completions");
-  private items: { path: string; kind: string }[] = [];
+  private items: CompletionItem[] = [];
   private active = 0;
-  private mention: { start: number; query: string } | null = null;
+  private mention: { start: number; query: string; trigger: "@" | "/" } | null = null;
 
   constructor(private readonly box: HTMLTextAreaElement, private readonly chips: HTMLElement, private readonly host: ComposerHost, saved: string[]) {
     this.history = new InputHistory(saved);
     this.popup.hidden = true;
     this.popup.setAttribute("role", "listbox");
-    this.popup.setAttribute("aria-label", "Files and folders");
+    this.popup.setAttribute("aria-label", "Completions");
     box.parentElement?.insertBefore(this.popup, box);
     box.addEventListener("keydown", (e) => this.keydown(e));
     box.addEventListener("input", () => this.update());
@@ -108,9 +110,9 @@ export class Composer {
     this.box.focus();
   }
 
-  /** The completion list for the `@` being typed (if the query still matches). */
-  showCompletions(query: string, items: { path: string; kind: string }[]): void {
-    if (!this.mention || this.mention.query !== query) {
+  /** The completion list for the `@` or `/` being typed (if the query still matches). */
+  showCompletions(query: string, trigger: "@" | "/", items: CompletionItem[]): void {
+    if (!this.mention || this.mention.query !== query || this.mention.trigger !== trigger) {
       return;
     }
     this.items = items;
@@ -130,9 +132,11 @@ export class Composer {
   }
 
   private update(): void {
-    this.mention = mentionAt(this.box.value, this.box.selectionStart);
+    const slash = slashAt(this.box.value, this.box.selectionStart);
+    const at = slash ? null : mentionAt(this.box.value, this.box.selectionStart);
+    this.mention = slash ? { ...slash, trigger: "/" } : at && { ...at, trigger: "@" };
     if (this.mention) {
-      this.host.complete(this.mention.query);
+      this.host.complete(this.mention.query, this.mention.trigger);
     } else {
       this.close();
     }
@@ -145,7 +149,11 @@ export class Composer {
 
   private render(): void {
     this.popup.replaceChildren(...this.items.map((item, index) => {
-      const li = el("li", `completion ${item.kind}${index === this.active ? " active" : ""}`, item.path);
+      const li = el("li", `completion ${item.kind}${index === this.active ? " active" : ""}`);
+      li.append(el("span", "label", item.label));
+      if (item.detail) {
+        li.append(el("span", "detail", ` ${item.detail}`));
+      }
       li.setAttribute("role", "option");
       li.setAttribute("aria-selected", String(index === this.active));
       li.addEventListener("mousedown", (e) => {
@@ -163,7 +171,7 @@ export class Composer {
       return;
     }
     const end = this.box.selectionStart;
-    this.box.setRangeText(`${mentionText(item.path)}${item.kind === "folder" ? "" : " "}`, this.mention.start, end, "end");
+    this.box.setRangeText(item.insert, this.mention.start, end, "end");
     this.close();
     if (item.kind === "folder") {
       this.update(); // go on completing inside the folder

@@ -45,7 +45,7 @@ const actions: CardActions = {
 const saved = (vscode.getState() as { history?: unknown } | undefined)?.history;
 const composer = new Composer(prompt, $<HTMLElement>("attachments"), {
   send: (text) => vscode.postMessage({ type: "ask", prompt: text }),
-  complete: (query) => vscode.postMessage({ type: "complete", query }),
+  complete: (query, trigger) => vscode.postMessage({ type: "complete", query, trigger }),
   drop: (uris) => vscode.postMessage({ type: "drop", uris }),
   removeAttachment: (id) => vscode.postMessage({ type: "removeAttachment", id }),
   saveHistory: (history) => vscode.setState({ history }),
@@ -140,7 +140,34 @@ function entryNode(entry: Entry): HTMLElement {
     }
     case "checkpoint":
       return checkpointNode(entry);
+    case "mcpApproval":
+      return mcpApprovalNode(entry);
   }
+}
+
+const MCP_ANSWERS = { approved: "Approved: the server starts.", notNow: "Not now: the server stays off.", withdrawn: "No longer asked: the turn was stopped." };
+
+/** May the workspace's MCP server start? Its definition exactly as written (text only), Approve / Not now. */
+function mcpApprovalNode(entry: Extract<Entry, { type: "mcpApproval" }>): HTMLElement {
+  const node = el("div", "entry mcp-approval");
+  node.dataset.id = entry.id;
+  node.dataset.answer = entry.answer;
+  node.setAttribute("role", "group");
+  node.setAttribute("aria-label", `Start the MCP server ${entry.server}?`);
+  node.append(el("div", "title", `MCP server "${entry.server}" needs your approval`), el("pre", "question", entry.question));
+  if (entry.answer === "pending") {
+    const answers = el("div", "answers");
+    const answer = (approved: boolean): void => {
+      answers.querySelectorAll("button").forEach((b) => (b.disabled = true));
+      vscode.postMessage({ type: "mcpApproval", id: entry.id, approved });
+    };
+    answers.append(button("Approve", "approve", () => answer(true), "Approve exactly this definition and start the server"),
+      button("Not now", "secondary not-now", () => answer(false), "Keep it off; you are asked again in a later session"));
+    node.append(answers);
+  } else {
+    node.append(el("div", "outcome", MCP_ANSWERS[entry.answer]));
+  }
+  return node;
 }
 
 /** The files a turn changed, with "Undo turn" (the extension previews what goes back and asks first). */
@@ -326,6 +353,9 @@ function apply(op: ViewOp): void {
     case "entry":
       addEntry(op.entry);
       return;
+    case "replaceEntry":
+      find(op.entry.id)?.replaceWith(entryNode(op.entry));
+      return;
     case "appendText": {
       const node = find(op.id);
       if (node) {
@@ -385,7 +415,7 @@ function apply(op: ViewOp): void {
       composer.showAttachments(op.items);
       return;
     case "completions":
-      composer.showCompletions(op.query, op.items);
+      composer.showCompletions(op.query, op.trigger, op.items);
       return;
     case "insertMentions":
       composer.insertMentions(op.mentions);

@@ -279,13 +279,26 @@ test("first run without a key: the empty chat leads to Set API Key, and the demo
   });
 });
 
-test("Restricted Mode: the project's rules are inactive and the chat view says why", { skip, timeout: 300_000 }, async () => {
+/** The repository's MCP fixture server (the Python SDK), as a workspace's .mcp.json defines it. */
+const MCP_FIXTURE = path.join(ROOT, "..", "tests", "e2e", "mcp_fixture_server.py");
+
+test("Restricted Mode: the project's rules are inactive and the chat view says why; granting trust pops no error; the project's MCP server is approved in the chat", { skip, timeout: 400_000 }, async () => {
   userSettings({});
   const project = path.join(home, "untrusted");
   fs.mkdirSync(path.join(project, ".handrail"), { recursive: true });
+  fs.mkdirSync(path.join(project, ".vscode"), { recursive: true });
   fs.writeFileSync(path.join(project, ".handrail", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(npm test:*)"] } }, null, 2));
+  // a restricted launch setting: granting trust puts it in force, which restarts the server (where the
+  // "Sending notification workspace/didChangeConfiguration failed" toast used to come from)
+  fs.writeFileSync(path.join(project, ".vscode", "settings.json"), JSON.stringify({ "handrail.server.pythonPath": python() }, null, 2));
+  fs.writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { fx: { command: python(), args: [MCP_FIXTURE] } } }, null, 2));
   fs.writeFileSync(path.join(project, "README.md"), "untrusted project\n");
-  const server = await startCodeServer({ binary: CODE_SERVER, home, folder: project, trust: false, env: serverEnv(), log: path.join(REPORT, "code-server-restricted.log") });
+  const mcpModel = await startFakeModel(fs.mkdtempSync(path.join(home, "model-")), [
+    [{ text: "The fx server is on." }], [{ text: "Reviewed it." }],
+    [{ tool: "mcp__fx__order_modern", input: {} }], [{ text: "Ordered." }],
+  ]);
+  const env = { ...serverEnv(), ANTHROPIC_BASE_URL: mcpModel.baseUrl };
+  const server = await startCodeServer({ binary: CODE_SERVER, home, folder: project, trust: false, env, log: path.join(REPORT, "code-server-restricted.log") });
   const page = await openWorkbench(server, project);
   await guarded(async () => {
     await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ timeout: LONG });
@@ -295,8 +308,101 @@ test("Restricted Mode: the project's rules are inactive and the chat view says w
     const text = await inactive.innerText();
     assert.match(text, /Bash\(npm test:\*\) \(project\)/);
     await shot(page, "3-restricted-mode");
+
+    // grant trust in the workspace trust editor: the chat follows, and no notification failed
+    await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().click();
+    await page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first().click();
+    await inactive.locator(".why", { hasText: "until you approve the project settings" }).waitFor({ timeout: LONG });
+    await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ state: "detached", timeout: LONG });
+    await page.locator(".statusbar-item", { hasText: "handrail:" }).first().waitFor({ timeout: LONG }); // the server runs
+    const failed = page.locator(".notification-toast, .notifications-list-container .monaco-list-row", { hasText: /Sending notification|didChangeConfiguration/ });
+    assert.equal(await failed.count(), 0, "granting trust popped a failed-notification toast");
+
+    // ask: the prompt shows at once; the project settings' question (a toast) first, then the MCP
+    // server's card in the chat with its definition as written
+    const chatAgain = chat; // still shown beside the trust editor
+    await chatAgain.fill("#prompt", "Use the fx server");
+    await chatAgain.press("#prompt", "Enter");
+    await chatAgain.locator(".entry.user", { hasText: "Use the fx server" }).waitFor({ timeout: LONG });
+    const projectToast = page.locator(".notification-toast", { hasText: "loosen your permissions" }).filter({ has: page.locator(".monaco-button", { hasText: "Not now" }) });
+    const card = chatAgain.locator('.entry.mcp-approval[data-answer="pending"]');
+    await Promise.race([projectToast.first().waitFor({ timeout: LONG }), card.waitFor({ timeout: LONG })]);
+    if (await projectToast.count() > 0) {
+      await projectToast.first().locator(".monaco-button", { hasText: "Not now" }).click();
+    }
+    await card.waitFor({ timeout: LONG });
+    const question = await card.locator("pre.question").innerText();
+    assert.match(question, /\.mcp\.json defines the MCP server 'fx'/);
+    assert.ok(question.includes(MCP_FIXTURE), `the card shows the exact command: ${question}`);
+    const entries = await chatAgain.locator("#transcript > .entry").evaluateAll((nodes: Element[]): string[] => nodes.map((n) => n.className));
+    assert.deepEqual(entries.slice(-2), ["entry user", "entry mcp-approval"], "the prompt shows above the card while it waits");
+    assert.equal(await page.locator(".notification-toast", { hasText: "MCP server" }).count(), 0, "no toast for the MCP server");
+    await page.mouse.move(700, 600);
+    await shot(page, "9-mcp-approval-card");
+    await card.locator("button.approve").click();
+    await chatAgain.locator('.entry.mcp-approval[data-answer="approved"]').waitFor({ timeout: LONG });
+    await chatAgain.locator(".entry.assistant", { hasText: "The fx server is on." }).waitFor({ timeout: LONG });
+    assert.equal(await chatAgain.locator(".entry.user", { hasText: "Use the fx server" }).count(), 1, "the prompt is shown once");
+    assert.equal(await failed.count(), 0);
+    const { requests } = await mcpModel.requests();
+    const tools = (requests.at(-1)?.tools as { name: string }[] | undefined)?.map((t) => t.name) ?? [];
+    assert.ok(tools.includes("mcp__fx__echo"), `the approved server's tools are in the turn: ${tools.join(", ")}`);
+    await shot(page, "10-mcp-approved");
+
+    // @ lists the server's resources; / at the start lists its prompts with their arguments, and one runs
+    const box = chatAgain.locator("#prompt");
+    await box.fill("");
+    await box.pressSequentially("see @fx:fixture://re");
+    await chatAgain.locator(".completions:not([hidden]) .completion.resource", { hasText: "@fx:fixture://readme" }).waitFor({ timeout: LONG });
+    await box.press("Escape");
+    await box.fill("");
+    await box.pressSequentially("/mcp__fx__rev");
+    const completion = chatAgain.locator(".completions:not([hidden]) .completion.prompt", { hasText: "/mcp__fx__review" });
+    await completion.waitFor({ timeout: LONG });
+    assert.match(await completion.innerText(), /<path> \[focus\]/);
+    await shot(page, "11-mcp-prompt-completion");
+    await box.press("Tab");
+    assert.equal(await box.inputValue(), "/mcp__fx__review ");
+    await box.pressSequentially("app.py security");
+    await box.press("Enter");
+    await chatAgain.locator(".entry.assistant", { hasText: "Reviewed it." }).waitFor({ timeout: LONG });
+    const sent = JSON.stringify((await mcpModel.requests()).requests.at(-1)?.messages);
+    assert.ok(sent.includes("Please review app.py, looking for security."), `the prompt's text is the turn's: ${sent.slice(-400)}`);
+    await shot(page, "12-mcp-prompt-ran");
+
+    // a tool of the server asks for a form (elicitation): quick picks, then an input box that checks the answer
+    await box.pressSequentially("Order for me");
+    await box.press("Enter");
+    const toolAsk = chatAgain.locator('.tool[data-status="waiting"]', { hasText: "order_modern" }).locator(".ask");
+    await toolAsk.waitFor({ timeout: LONG });
+    await toolAsk.locator("button.allow").click();
+    const title = (text: string) => page.locator(".quick-input-widget .quick-input-title", { hasText: text });
+    await title('MCP server "fx" asks: What would you like?').waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // Answer
+    await title("Size").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // Small
+    await title("Gift wrap").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // Yes
+    await title("Toppings (optional)").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // none: left out
+    await title("Note (optional)").waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // empty: left out
+    await title("How many").waitFor({ timeout: LONG });
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("0");
+    await page.locator(".quick-input-widget").getByText("At least 1.").first().waitFor({ timeout: LONG });
+    await page.keyboard.press("Enter"); // refused: the box stays
+    await shot(page, "13-mcp-elicitation-checked");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("2");
+    await page.keyboard.press("Enter");
+    await chatAgain.locator(".entry.assistant", { hasText: "Ordered." }).waitFor({ timeout: LONG });
+    const answered = JSON.stringify((await mcpModel.requests()).requests.at(-1)?.messages);
+    assert.ok(answered.includes('{\\"action\\": \\"accept\\", \\"content\\": {\\"size\\": \\"s\\", \\"gift\\": true, \\"count\\": 2}}'),
+      `the form's answer reached the server: ${answered.slice(-300)}`);
   }, () => shot(page, "failed-restricted"), async () => {
     await page.close();
     await server.stop();
+    mcpModel.close();
   });
 });

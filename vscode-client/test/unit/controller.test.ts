@@ -23,7 +23,10 @@ class Host implements ChatHost {
   private ids = 0;
   post(op: ViewOp) { this.posts.push(op); }
   commands() {
-    return Promise.resolve(this.running ? {
+    return Promise.resolve(this.running ? this.commandsSync() : null);
+  }
+  commandsSync() {
+    return {
       ask: (prompt: string, sessionId: string): Promise<AskResult> => {
         this.asks.push({ prompt, sessionId });
         this.calls.push(`ask ${sessionId}`);
@@ -36,7 +39,7 @@ class Host implements ChatHost {
         this.calls.push(`setMode ${mode} ${sessionId ?? ""}`);
         return {};
       },
-    } : null);
+    };
   }
   newSessionId() { this.ids += 1; return `session-${this.ids}`; }
   approveProject() { this.approvals += 1; return Promise.resolve(); }
@@ -388,4 +391,88 @@ test("past sessions: listed with title and date, drawn from the transcript when 
   chat.handleEvent({ sessionId: "old-2", kind: "turnStart", prompt: "again" });
   chat.handleEvent({ sessionId: "old-2", kind: "turnEnd", stopReason: "end_turn", text: "ok" });
   assert.deepEqual(changed.slice(-2), [{ id: "old-2", running: true }, { id: "old-2", running: false }], "remembered, and whether a turn runs");
+});
+
+const QUESTION = "The workspace's .mcp.json defines the MCP server 'fx', which runs `node server.js --token-file ~/.ssh/id_rsa`. It can run any code with your permissions. Start it?";
+
+/** A host whose server asks about an MCP server before the turn starts, the way `handrail.ask` does. */
+class ApprovingHost extends Host {
+  approval: Promise<unknown> | null = null;
+  constructor(private readonly chat: () => ChatController, private readonly token = never()) {
+    super();
+  }
+  override commands() {
+    return Promise.resolve({
+      ...super.commandsSync(),
+      ask: async (prompt: string, sessionId: string): Promise<AskResult> => {
+        this.asks.push({ prompt, sessionId });
+        const { approved } = await this.chat().askMcpApproval({ sessionId, server: "fx", question: QUESTION }, this.token);
+        this.chat().handleEvent({ sessionId, kind: "turnStart", prompt });
+        this.chat().handleEvent({ sessionId, kind: "turnEnd", stopReason: "end_turn", text: approved ? "with fx" : "without fx" });
+        return { sessionId, stopReason: "end_turn", text: "" };
+      },
+    });
+  }
+}
+
+function entries(host: Host) {
+  return host.posts.flatMap((o) => (o.op === "entry" ? [o.entry] : []));
+}
+
+test("an MCP server's approval is a card in the chat under the prompt, which shows while it waits", async () => {
+  let chat: ChatController | null = null;
+  const host = new ApprovingHost(() => chat!);
+  chat = new ChatController(host);
+  const turn = chat.ask("use the fx tools");
+  await new Promise((resolve) => setImmediate(resolve));
+  const shown = entries(host);
+  assert.deepEqual(shown.map((e) => e.type), ["user", "mcpApproval"], "the prompt first, then the card");
+  const [prompt, card] = shown;
+  assert.ok(prompt.type === "user" && prompt.text === "use the fx tools");
+  assert.ok(card.type === "mcpApproval" && card.answer === "pending");
+  assert.equal(card.question, QUESTION, "the definition exactly as the server wrote it");
+  assert.equal(card.server, "fx");
+
+  await chat.handleMessage({ type: "mcpApproval", id: card.id, approved: true });
+  await turn;
+  const replaced = host.posts.flatMap((o) => (o.op === "replaceEntry" ? [o.entry] : []));
+  assert.deepEqual(replaced.map((e) => e.type === "mcpApproval" ? e.answer : e.type), ["approved", "user"]);
+  assert.equal(replaced[1].id, prompt.id, "turnStart redraws the prompt shown, not a second copy");
+  assert.deepEqual(chat.current.entries.filter((e) => e.type === "user").length, 1);
+  const answer = chat.current.entries.find((e) => e.type === "assistant");
+  assert.ok(answer?.type === "assistant" && answer.text === "with fx");
+});
+
+test("Not now answers not approved; a card the server withdraws closes; a stale answer does nothing", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  const sessionId = chat.current.sessionId;
+  const first = chat.askMcpApproval({ sessionId, server: "fx", question: QUESTION }, never());
+  const card = entries(host).find((e) => e.type === "mcpApproval")!;
+  await chat.handleMessage({ type: "mcpApproval", id: card.id, approved: false });
+  assert.deepEqual(await first, { approved: false });
+  await chat.handleMessage({ type: "mcpApproval", id: card.id, approved: true }); // already answered
+  const closed = host.posts.filter((o) => o.op === "replaceEntry");
+  assert.equal(closed.length, 1);
+  assert.ok(closed[0].op === "replaceEntry" && closed[0].entry.type === "mcpApproval" && closed[0].entry.answer === "notNow");
+
+  const source = new CancellationTokenSource();
+  const second = chat.askMcpApproval({ sessionId, server: "fx", question: QUESTION }, source.token);
+  source.cancel();
+  assert.deepEqual(await second, { approved: false });
+  const last = host.posts.at(-1);
+  assert.ok(last?.op === "replaceEntry" && last.entry.type === "mcpApproval" && last.entry.answer === "withdrawn");
+});
+
+test("a prompt the server refuses before its turn stays shown once; the next turn's prompt is its own entry", async () => {
+  const host = new Host();
+  const chat = new ChatController(host);
+  await chat.ask("first");
+  chat.handleEvent({ sessionId: chat.current.sessionId, kind: "turnStart", prompt: "from elsewhere" });
+  assert.deepEqual(chat.current.entries.filter((e) => e.type === "user").map((e) => e.type === "user" && e.text), ["first", "from elsewhere"]);
+});
+
+test("webview answers to an MCP approval card are validated", () => {
+  assert.deepEqual(asWebviewMessage({ type: "mcpApproval", id: "mcp-approval-1", approved: true }), { type: "mcpApproval", id: "mcp-approval-1", approved: true });
+  assert.equal(asWebviewMessage({ type: "mcpApproval", id: "mcp-approval-1", approved: "yes" }), null);
 });

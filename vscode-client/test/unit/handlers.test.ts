@@ -168,3 +168,24 @@ test("handrail.backgroundTasks is asked per session and its answer read like the
   assert.deepEqual(await commands.backgroundTasks("s1"), [{ id: "shell_1", kind: "shell", description: "npm test", status: "killed" }]);
   assert.deepEqual(sent, [{ command: "handrail.backgroundTasks", arguments: [{ sessionId: "s1" }] }]);
 });
+
+test("an MCP server's form goes to the UI in turn with other prompts; a UI without forms cancels it", async () => {
+  const endpoint = new FakeEndpoint();
+  const ui = new HeldUi();
+  const forms: string[] = [];
+  Object.assign(ui, { elicit: (params: { server: string; message: string }) => { forms.push(`${params.server}: ${params.message}`); return Promise.resolve({ action: "accept", content: { name: "Ann" } }); } });
+  registerHandlers(endpoint, ui);
+  const permission = endpoint.request("handrail/permission", { ...EDIT_PROMPT, toolUseId: "a" });
+  const form = endpoint.request("handrail/elicit", { server: "fx", message: "Who are you?", requestedSchema: { type: "object", properties: {} } });
+  await tick();
+  assert.deepEqual(forms, [], "waits for the open permission prompt");
+  ui.answer({ decision: "allow" });
+  await permission;
+  assert.deepEqual(await form, { action: "accept", content: { name: "Ann" } });
+  assert.deepEqual(forms, ["fx: Who are you?"]);
+
+  const bare = new FakeEndpoint();
+  registerHandlers(bare, new HeldUi());
+  assert.deepEqual(await bare.request("handrail/elicit", { server: "fx", message: "?", requestedSchema: {} }), { action: "cancel" });
+  assert.deepEqual(await bare.request("handrail/mcpApproval", { sessionId: "s", server: "fx", question: "?" }), { approved: false });
+});

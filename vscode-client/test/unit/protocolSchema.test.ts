@@ -28,14 +28,12 @@ const SCHEMA = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "..", "
 /** What the server has and protocol.ts does not use yet (issue 24 found them missing). The test fails once the
  * client adds one, so the list only shrinks. */
 const NOT_YET_IN_CLIENT = {
-  commands: [
-    "handrail.approveMcpServer", "handrail.signInMcpServer", "handrail.signOutMcpServer", "handrail.mcpPrompts",
-    "handrail.runMcpPrompt", "handrail.mcpResources",
-  ],
+  // a prompt's command typed in the chat runs it through handrail.ask (the server reads its arguments)
+  commands: ["handrail.runMcpPrompt"],
   modes: [] as string[],
   // VS Code syncs every open document, so it has nothing to share on request
-  methods: ["handrail/shareDocument", "handrail/elicit"],
-  capabilities: ["shareDocument", "elicitation"],
+  methods: ["handrail/shareDocument"],
+  capabilities: ["shareDocument"],
 };
 
 function sorted(values: Iterable<string>): string[] {
@@ -55,7 +53,7 @@ function assertFieldsKnown(name: string, definition: string, declared: Record<st
 
 test("the method names are the server's", () => {
   const client = [protocol.CHAT, protocol.PERMISSION, protocol.ASK_USER, protocol.SAVE_DOCUMENT, protocol.DIAGNOSTICS,
-    protocol.DID_CHANGE_TRUST];
+    protocol.DID_CHANGE_TRUST, protocol.MCP_APPROVAL, protocol.ELICIT];
   const expected = Object.keys(SCHEMA.methods).filter((m) => !NOT_YET_IN_CLIENT.methods.includes(m));
   assert.deepEqual(sorted(client), sorted(expected));
 });
@@ -126,13 +124,38 @@ test("every field protocol.ts declares is in the schema", () => {
   const inactiveFields = [...fields("InactiveRule"), ...fields("InactiveSetting")];
   assert.deepEqual(Object.keys(inactive).filter((f) => !inactiveFields.includes(f)), []);
   const mcp: Record<keyof protocol.McpServerStatus, true> = {
-    name: true, source: true, state: true, tools: true, error: true, stderrTail: true, toolsChanged: true,
+    name: true, source: true, state: true, tools: true, error: true, stderrTail: true, toolsChanged: true, restarts: true,
+    signInAt: true,
   };
   assertFieldsKnown("McpServerStatus", "McpServerStatus", mcp);
   const restart: Record<keyof protocol.McpRestartResult, true> = { restarted: true, name: true, reason: true };
   assertFieldsKnown("McpRestartResult", "McpRestartResult", restart);
   const diagnostics: Record<keyof protocol.DiagnosticsParams, true> = { uri: true, version: true, diagnostics: true };
   assertFieldsKnown("DiagnosticsParams", "DiagnosticsParams", diagnostics);
+  const approve: Record<keyof protocol.McpApproveResult, true> = { approved: true, name: true, reason: true };
+  assertFieldsKnown("McpApproveResult", "McpApproveResult", approve);
+  const signIn: Record<keyof protocol.McpSignInResult, true> = { signingIn: true, name: true, reason: true };
+  assertFieldsKnown("McpSignInResult", "McpSignInResult", signIn);
+  const signOut: Record<keyof protocol.McpSignOutResult, true> = { signedOut: true, name: true, detail: true, reason: true };
+  assertFieldsKnown("McpSignOutResult", "McpSignOutResult", signOut);
+  const prompt: Record<keyof protocol.McpPrompt, true> = {
+    server: true, name: true, title: true, description: true, command: true, usage: true, arguments: true,
+  };
+  assertFieldsKnown("McpPrompt", "McpPrompt", prompt);
+  const argument: Record<keyof protocol.McpPromptArgument, true> = { name: true, description: true, required: true };
+  assertFieldsKnown("McpPromptArgument", "McpPromptArgument", argument);
+  const mentionable: Record<keyof protocol.McpMentionable, true> = {
+    server: true, uri: true, uriTemplate: true, name: true, mention: true, description: true, mimeType: true,
+  };
+  assertFieldsKnown("McpMentionable", "McpMentionable", mentionable);
+  const elicit: Record<keyof protocol.ElicitParams, true> = { server: true, message: true, requestedSchema: true };
+  assertFieldsKnown("ElicitParams", "ElicitParams", elicit);
+  const elicitAnswer: Record<keyof protocol.ElicitResult, true> = { action: true, content: true };
+  assertFieldsKnown("ElicitResult", "ElicitResult", elicitAnswer);
+  const approval: Record<keyof protocol.McpApprovalParams, true> = { sessionId: true, server: true, question: true };
+  assertFieldsKnown("McpApprovalParams", "McpApprovalParams", approval);
+  const approved: Record<keyof protocol.McpApprovalResult, true> = { approved: true };
+  assertFieldsKnown("McpApprovalResult", "McpApprovalResult", approved);
   const diagnostic: Record<keyof protocol.LspDiagnostic, true> = { range: true, severity: true, code: true, source: true, message: true };
   assertFieldsKnown("LspDiagnostic", "Diagnostic", diagnostic);
 });

@@ -188,16 +188,29 @@ test("@ asks the extension for paths, the list completes the mention; ↑ brings
   await page.keyboard.type("explain @ap");
   await page.waitForFunction(() => (window as unknown as { __posted: { type: string }[] }).__posted.some((m) => m.type === "complete"));
   const posted = await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
-  assert.deepEqual(posted.at(-1), { type: "complete", query: "ap" });
-  await page.evaluate(() => window.postMessage({ op: "completions", query: "ap", items: [{ path: "src/app.py", kind: "file" }, { path: "app/", kind: "folder" }] }, "*"));
+  assert.deepEqual(posted.at(-1), { type: "complete", query: "ap", trigger: "@" });
+  await page.evaluate(() => window.postMessage({ op: "completions", query: "ap", trigger: "@", items: [
+    { label: "src/app.py", kind: "file", insert: "@src/app.py " }, { label: "app/", kind: "folder", insert: "@app/" },
+    { label: "@docs:file:///app.md", kind: "resource", insert: "@docs:file:///app.md ", detail: "app guide" }] }, "*"));
   await page.waitForSelector(".completions:not([hidden]) .completion.active");
-  assert.deepEqual(await page.$$eval(".completion", (n) => n.map((x) => x.textContent)), ["src/app.py", "app/"]);
+  assert.deepEqual(await page.$$eval(".completion", (n) => n.map((x) => x.textContent)), ["src/app.py", "app/", "@docs:file:///app.md app guide"]);
   await page.keyboard.press("Enter");
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "explain @src/app.py ");
   assert.equal(await page.$eval(".completions", (n) => (n as HTMLElement).hidden), true);
   await page.keyboard.press("Enter"); // the turn of the keyboard test still runs: nothing is sent, nothing is lost
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "explain @src/app.py ");
   assert.ok(!(await page.evaluate(() => (window as unknown as { __posted: { type: string }[] }).__posted)).some((m) => m.type === "ask"));
+  // `/` at the start lists the MCP servers' prompts with their arguments; the command is inserted
+  await page.evaluate(() => { (document.querySelector("#prompt") as HTMLTextAreaElement).value = ""; (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.keyboard.type("/gre");
+  await page.waitForFunction(() => (window as unknown as { __posted: { type: string; query?: string }[] }).__posted.some((m) => m.type === "complete" && m.query === "gre"));
+  assert.deepEqual((await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted)).at(-1), { type: "complete", query: "gre", trigger: "/" });
+  await page.evaluate(() => window.postMessage({ op: "completions", query: "gre", trigger: "/", items: [
+    { label: "/mcp__fx__greet", kind: "prompt", insert: "/mcp__fx__greet ", detail: "<name> [style] — Greeting" }] }, "*"));
+  await page.waitForSelector(".completions:not([hidden]) .completion.prompt.active");
+  assert.equal(await page.$eval(".completion.prompt .detail", (n) => n.textContent), " <name> [style] — Greeting");
+  await page.keyboard.press("Tab");
+  assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "/mcp__fx__greet ");
   await page.evaluate(() => { (document.querySelector("#prompt") as HTMLTextAreaElement).value = ""; });
   await page.keyboard.press("ArrowUp");
   assert.equal(await page.$eval("#prompt", (t) => (t as HTMLTextAreaElement).value), "Run the tests", "the prompt sent before");
@@ -263,3 +276,19 @@ test("thinking is folded, a turn's usage is a line under it, a failure is an err
   await page.screenshot({ path: path.join(REPORT, "webview-thinking.png"), fullPage: true });
 });
 
+
+test("an MCP server's approval card shows the definition as text; Approve answers once; the answer replaces the buttons", { skip }, async () => {
+  const question = "The workspace's .mcp.json defines the MCP server 'fx', which runs node <img src=x onerror=alert(1)> --flag. Start it?";
+  await page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted.length = 0; });
+  await page.evaluate((q) => window.postMessage({ op: "entry", entry: { type: "mcpApproval", id: "mcp-approval-9", server: "fx", question: q, answer: "pending" } }, "*"), question);
+  const card = '.entry.mcp-approval[data-id="mcp-approval-9"]';
+  await page.waitForSelector(`${card} button.approve`);
+  assert.equal(await page.$eval(`${card} pre.question`, (n) => n.textContent), question, "shown exactly, as text");
+  assert.equal(await page.$$eval(`${card} img`, (n) => n.length), 0);
+  await page.click(`${card} button.approve`);
+  assert.equal(await page.$eval(`${card} button.not-now`, (b) => (b as HTMLButtonElement).disabled), true, "answered once");
+  assert.deepEqual(await page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted), [{ type: "mcpApproval", id: "mcp-approval-9", approved: true }]);
+  await page.evaluate((q) => window.postMessage({ op: "replaceEntry", entry: { type: "mcpApproval", id: "mcp-approval-9", server: "fx", question: q, answer: "approved" } }, "*"), question);
+  await page.waitForSelector(`${card}[data-answer="approved"] .outcome`);
+  assert.equal(await page.$$eval(`${card} button`, (n) => n.length), 0);
+});
