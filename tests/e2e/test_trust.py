@@ -265,3 +265,28 @@ async def test_a_local_file_the_agent_wrote_itself_grants_nothing(
     _, approval, asked = trusted.prompts  # ...but what it wrote is not handrail's: asked about, held back
     assert "settings.local.json" in approval.message and "• allow Bash" in approval.message
     assert "touch pwned" in asked.message and not (workspace / "pwned").exists()
+
+
+@pytest.mark.parametrize("shows_report", [False, True])
+async def test_inactive_rules_pop_a_warning_only_for_clients_that_do_not_show_them(
+    workspace: Path, model: FakeModel, home: Path, shows_report: bool
+) -> None:
+    """VS Code's chat shows held-back rules in a banner; a warning on top, at every server start, said it twice."""
+    _settings(workspace, "settings.json", {"permissions": {"allow": ["Bash(npm test:*)"]}})
+    env = {**server_env(model.base_url, workspace.parent / "state"), "HOME": str(home)}
+    extra = {"permissionReport": True} if shows_report else None
+    editor = await start_editor(workspace, env, init_options={"workspaceTrusted": True}, extra=extra)
+    try:
+        model.add(Reply.of(Text("ok")))
+        editor.answers.append("Not now")
+        await editor.ask("hello")
+        note = "rule Bash(npm test:*) from project settings is inactive"
+        shown = [m.message for m in editor.client.messages if note in m.message]
+        logged = [m.message for m in editor.client.log_messages if note in m.message]
+        if shows_report:
+            assert shown == [] and logged
+        else:
+            assert len(shown) == 1 and logged == []
+    finally:
+        await editor.client.shutdown_session()
+        await editor.client.stop()

@@ -33,5 +33,5 @@ return {
   chat_events = { "turnStart", "text", "thinking", "retry", "toolStart", "toolProgress", "toolResult", "permission", "mode", "todos", "turnEnd", "background" },
   modes = { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto" },
   turn_error_kinds = { "noApiKey", "apiKey", "billing", "forbidden", "model", "rateLimited", "overloaded", "server", "network", "badRequest", "stream", "other" },
-  capabilities = { "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation", "mcpApproval" },
+  capabilities = { "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation", "mcpApproval", "permissionReport" },
 }

@@ -89,7 +89,7 @@ class AgentHost:
         self.sessions = SessionStore()
         self.archive = SessionArchive()
         self.permission_state = PermissionState(
-            workspace.roots, workspace.init_options, workspace.client_trusted, notices.warn
+            workspace.roots, workspace.init_options, workspace.client_trusted, notices.warn, notices.held_back
         )
         self.mcp = McpManager(notices, self.permission_state, workspace.roots, hooks=mcp_client, dialogs=dialogs)
         self._skill_problems = ProblemReporter(notices.warn, "skill")

@@ -72,11 +72,13 @@ class PermissionState:
     """Loads and reloads the workspace permissions; tells the user what is inactive and why."""
 
     def __init__(self, roots: Callable[[], Sequence[Path]], init_options: Callable[[], Mapping[str, Any]],
-                 client_trusted: Callable[[], bool | None], warn: Callable[[str], None]) -> None:
+                 client_trusted: Callable[[], bool | None], warn: Callable[[str], None],
+                 held_back: Callable[[str], None]) -> None:
         self._roots = roots
         self._init_options = init_options
         self._client_trusted = client_trusted
         self._warn = warn
+        self._held_back = held_back
         self.current: WorkspacePermissions | None = None
         self._told: set[str] = set()
         self._asked_digests: set[str] = set()
@@ -94,15 +96,16 @@ class PermissionState:
         return loaded
 
     def _report(self, loaded: WorkspacePermissions) -> None:
-        notes = [f"{p.file or p.source}: {p.message}" + (f" ({p.rule})" if p.rule else "") for p in loaded.problems]
-        notes += [f"rule {r.rule} from {r.rule.source} settings is {r.reason}" for r in loaded.context.inactive_rules]
-        notes += [
+        problems = [f"{p.file or p.source}: {p.message}" + (f" ({p.rule})" if p.rule else "") for p in loaded.problems]
+        inactive = [f"rule {r.rule} from {r.rule.source} settings is {r.reason}" for r in loaded.context.inactive_rules]
+        inactive += [
             f"{s.value or s.key} from {s.source} settings is {s.reason}" for s in loaded.context.inactive_settings
         ]
-        fresh = [note for note in notes if note not in self._told]
-        if fresh:
-            self._told.update(fresh)
-            self._warn("handrail permissions:\n" + "\n".join(f"- {note}" for note in fresh))
+        for notes, tell in ((problems, self._warn), (inactive, self._held_back)):
+            fresh = [note for note in notes if note not in self._told]
+            if fresh:
+                self._told.update(fresh)
+                tell("handrail permissions:\n" + "\n".join(f"- {note}" for note in fresh))
 
     def context_for(self, rules: Sequence[Any], mode: Any) -> PermissionContext:
         """A session's context: the workspace's, plus its rules and mode."""

@@ -53,6 +53,11 @@ class Notices(Protocol):
         """A line for the editor's log of the server."""
         ...
 
+    def held_back(self, message: str) -> None:
+        """What of the workspace's settings does not take effect, and why: shown to the user, unless their
+        client shows the permissions report (`handrail.permissions`) itself; then only logged."""
+        ...
+
 
 class Dialogs(Protocol):
     """Plain questions to the user, outside any tool call (approving a workspace's settings or MCP servers)."""

@@ -23,6 +23,7 @@ class ClientFeatures:
     elicitation: bool = False  # the client shows MCP elicitation forms itself (`handrail/elicit`)
     mcp_approval: bool = False  # the client asks about a workspace's MCP server in its chat (`handrail/mcpApproval`)
     show_document: bool = False  # window/showDocument (opens a sign-in page in the browser)
+    permission_report: bool = False  # the client shows inactive rules from `handrail.permissions` itself
 
     @classmethod
     def from_capabilities(cls, capabilities: types.ClientCapabilities | None) -> ClientFeatures:
@@ -37,6 +38,7 @@ class ClientFeatures:
             share_document=field_of(handrail, "shareDocument") is True,
             elicitation=field_of(handrail, "elicitation") is True,
             mcp_approval=field_of(handrail, "mcpApproval") is True,
+            permission_report=field_of(handrail, "permissionReport") is True,
             create_files=_can_create_files(capabilities),
             show_document=_can_show_documents(capabilities),
         )

@@ -136,6 +136,15 @@ class HandrailServer(LanguageServer):
         log.warning("%s", message)
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
+    def held_back(self, message: str) -> None:
+        """Inactive rules and settings: a client that shows them itself (`permissionReport`) gets a log line, so
+        one cause does not also pop a toast on every server start."""
+        if self.features.permission_report:
+            log.warning("%s", message)
+            self.log(message, warning=True)
+        else:
+            self.warn(message)
+
     def log(self, message: str, *, warning: bool = False) -> None:
         """A line for the client's log of the server (`window/logMessage`)."""
         kind = types.MessageType.Warning if warning else types.MessageType.Info

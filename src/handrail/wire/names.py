@@ -107,6 +107,7 @@ MODES: tuple[PermissionMode, ...] = PERMISSION_MODES
 # ---------------------------------------------------------------- `capabilities.experimental.handrail`
 
 Capability = Literal[
-    "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation", "mcpApproval"
+    "permissionRequest", "saveDocument", "askUser", "diagnostics", "shareDocument", "elicitation", "mcpApproval",
+    "permissionReport",
 ]
 CAPABILITIES: tuple[Capability, ...] = get_args(Capability)

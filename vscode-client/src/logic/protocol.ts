@@ -28,7 +28,7 @@ export const Commands = {
 
 /** What this client declares in `capabilities.experimental.handrail`. */
 export const EXPERIMENTAL_CAPABILITIES = {
-  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true, mcpApproval: true, elicitation: true },
+  handrail: { permissionRequest: true, saveDocument: true, askUser: true, diagnostics: true, mcpApproval: true, elicitation: true, permissionReport: true },
 } as const;
 
 export const MODES = ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"] as const;
