@@ -307,6 +307,32 @@ async def test_project_servers_start_once_approved_and_again_after_a_change(
     assert "mcp__fx__extra_00" in status["tools"]
 
 
+async def test_approving_from_the_status_binds_the_definition_shown(
+    trusted_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
+) -> None:
+    """A client's own approve (Neovim's :HandrailMcp, VS Code's MCP Servers…) shows the status's question and
+    passes its digest back: a definition swapped after it was shown is refused, not started."""
+    shown_log, swapped_log = tmp_path / "shown.log", tmp_path / "swapped.log"
+    mcp_json(workspace, {"fx": fixture_server("--log", str(shown_log))})
+    model.add(Reply.of(Text("hello")))
+    trusted_editor.answers.append("Not now")
+    await trusted_editor.ask("hi")
+    status = await server_status(trusted_editor, "fx")
+    assert status["state"] == "needsApproval" and str(shown_log) in status["approval"]["question"]
+    mcp_json(workspace, {"fx": fixture_server("--log", str(swapped_log))})
+    digest = status["approval"]["digest"]
+    refused = await command(trusted_editor, "handrail.approveMcpServer", {"name": "fx", "digest": digest})
+    assert refused["approved"] is False and "changed" in refused["reason"]
+    status = await server_status(trusted_editor, "fx")
+    assert str(swapped_log) in status["approval"]["question"] and status["approval"]["digest"] != digest
+    approved = await command(
+        trusted_editor, "handrail.approveMcpServer", {"name": "fx", "digest": status["approval"]["digest"]}
+    )
+    assert approved["approved"] is True
+    await wait_state(trusted_editor, "fx", "running")
+    assert read_text(shown_log) == ""  # the form shown first never ran
+
+
 async def test_a_definition_swapped_while_its_question_is_open_does_not_start(
     trusted_editor: Editor, model: FakeModel, workspace: Path, tmp_path: Path
 ) -> None:

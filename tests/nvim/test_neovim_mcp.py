@@ -185,8 +185,9 @@ def test_plugin_mcp_status_approves_restarts_and_signs_in_through_the_browser(
         menu = next(s for s in r["selects"] if s["kind"] == "handrail.mcpServer")
         assert menu["prompt"] == "MCP server 'proj' (needs approval)" and menu["labels"] == ["Approve and start"]
         approve = next(s for s in r["selects"] if s["kind"] == "handrail.mcpApprove")
-        assert approve["prompt"] == (
-            f"Approve the workspace's MCP server 'proj'? It starts: {sys.executable} {FIXTURE}"
+        assert approve["prompt"] == (  # the server's question, and its digest sent back with the approval
+            f"The workspace's .mcp.json defines the MCP server 'proj', which runs {sys.executable} {FIXTURE}. "
+            "It can run any code with your permissions. Start it?"
         )
         assert r["proj"]["state"] == "running"
         # restart: the fixture started again

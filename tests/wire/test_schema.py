@@ -19,6 +19,7 @@ from handrail.wire.models import (
     METHOD_MODELS,
     AskParams,
     CancelParams,
+    HandrailCapabilities,
     PermissionsParams,
     SetModeParams,
 )
@@ -33,6 +34,8 @@ def test_every_name_has_its_models_and_a_handler() -> None:
     assert list(CHAT_EVENT_MODELS) == list(names.CHAT_EVENT_KINDS)
     for kind, model in CHAT_EVENT_MODELS.items():
         assert typing.get_args(model.model_fields["kind"].annotation) == (kind,)
+    declared = [field.alias or name for name, field in HandrailCapabilities.model_fields.items()]
+    assert declared == list(names.CAPABILITIES)
 
 
 @pytest.mark.parametrize("path", list(GENERATED), ids=str)

@@ -483,38 +483,18 @@ local function server_at_cursor()
   return nil
 end
 
---- What a workspace server's approval would start, from the workspace's files that define servers (the user
---- approves a program that runs on their machine: show it). Nil when none of them defines `name`.
----@param name string
----@return string?
-function M.project_definition(name)
-  local client = require('handrail').client(false)
-  local root = client and client.config.root_dir or vim.fn.getcwd()
-  for _, file in ipairs({ '.mcp.json', '.handrail/settings.json', '.handrail/settings.local.json' }) do
-    local ok, decoded = pcall(function()
-      return vim.json.decode(table.concat(vim.fn.readfile(vim.fs.joinpath(root, file)), '\n'))
-    end)
-    local servers = ok and type(decoded) == 'table' and type(decoded.mcpServers) == 'table' and decoded.mcpServers
-      or {}
-    local definition = servers[name]
-    if type(definition) == 'table' then
-      if type(definition.command) == 'string' then
-        local args = type(definition.args) == 'table' and definition.args or {}
-        return table.concat(vim.list_extend({ definition.command }, vim.tbl_map(tostring, args)), ' ')
-      end
-      return type(definition.url) == 'string' and definition.url or vim.json.encode(definition)
-    end
-  end
-  return nil
-end
-
---- Run `action` on the server `name`, say what came of it, and refresh the status buffer.
+--- Run `action` on `server` (an entry of `handrail.mcpStatus`), say what came of it, and refresh the status buffer.
+--- Approving first shows what the server said it starts (`approval.question`, the definition as written) and
+--- passes its digest back, so a definition changed since it was shown is refused rather than started.
 ---@param action { label: string, command: string }
----@param name string
+---@param server table
 ---@param after fun()?
-function M.act(action, name, after)
+function M.act(action, server, after)
+  local name = server.name
+  local approval = type(server.approval) == 'table' and server.approval or nil
   local function run()
-    rpc.execute(action.command, { name = name }, function(err, result)
+    local params = { name = name, digest = approval and approval.digest or nil }
+    rpc.execute(action.command, params, function(err, result)
       M.forget()
       if err then
         notify(err, vim.log.levels.ERROR)
@@ -534,9 +514,11 @@ function M.act(action, name, after)
   if action.command ~= protocol.command.approveMcpServer then
     return run()
   end
-  local runs = M.project_definition(name)
-  local prompt = string.format("Approve the workspace's MCP server '%s'? It starts: %s", name,
-    runs or '(its definition in the workspace settings)')
+  if not approval then
+    return notify(string.format("the MCP server '%s' has nothing to approve (refresh with R)", name),
+      vim.log.levels.WARN)
+  end
+  local prompt = oneline(approval.question)
   vim.ui.select({ 'Approve and start', 'Not now' }, { prompt = prompt, kind = 'handrail.mcpApprove' }, function(choice)
     if choice == 'Approve and start' then
       vim.schedule(run)
@@ -564,7 +546,7 @@ function M.act_at_cursor()
   }, function(action)
     if action then
       vim.schedule(function()
-        M.act(action, server.name, M.show_status)
+        M.act(action, server, M.show_status)
       end)
     end
   end)
@@ -579,7 +561,7 @@ local function act_with(command)
   end
   for _, action in ipairs(M.actions(server)) do
     if action.command == command then
-      return M.act(action, server.name, M.show_status)
+      return M.act(action, server, M.show_status)
     end
   end
   notify(string.format("nothing to do: the MCP server '%s' is %s", server.name,

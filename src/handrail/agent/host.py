@@ -321,7 +321,7 @@ class AgentHost:
 
     async def approve_mcp_server(self, params: McpServerParams) -> McpApproveResult:
         """`handrail.approveMcpServer`: approve the workspace's server definition as it is now, and start it."""
-        return await self.mcp.approve(params.name)
+        return await self.mcp.approve(params.name, params.digest)
 
     async def restart_mcp_server(self, params: McpServerParams) -> McpRestartResult:
         """`handrail.restartMcpServer`: stop the server if it runs and start it afresh."""

@@ -37,6 +37,7 @@ from handrail.tools.mcp.runner import McpServerRunner, RunnerEvent
 from handrail.tools.mcp.sign_in_files import SignIn, SignInFile, sign_in_path
 from handrail.tools.protocol import Tool
 from handrail.wire.models import (
+    McpApprovalQuestion,
     McpApproveResult,
     McpCommands,
     McpRestartResult,
@@ -389,9 +390,15 @@ class McpManager:
                 name=runner.name, source=runner.config.source, state=runner.state, tools=tools, **entry
             ))
         for blocked in self._blocked.values():
+            config = blocked.config
+            approval = (
+                McpApprovalQuestion(question=approval_text(config), digest=config.digest)
+                if blocked.state == "needsApproval" and config.file is not None
+                else None
+            )
             servers.append(McpServerStatus(
-                name=blocked.config.name, source=blocked.config.source, state=blocked.state, tools=[],
-                error=blocked.reason,
+                name=config.name, source=config.source, state=blocked.state, tools=[], error=blocked.reason,
+                approval=approval,
             ))
         return McpStatus(
             servers=sorted(servers, key=lambda s: s.name),

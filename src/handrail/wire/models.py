@@ -207,6 +207,14 @@ class ToolsChange(ServerMessage):
     removed: list[str]
 
 
+class McpApprovalQuestion(ServerMessage):
+    """What approving a workspace's server starts (`approval_text`: the definition as written) and the digest of
+    that definition, to pass back to `handrail.approveMcpServer` so that a definition changed since is refused."""
+
+    question: str
+    digest: str
+
+
 class McpServerStatus(ServerMessage):
     """One configured MCP server."""
 
@@ -219,6 +227,7 @@ class McpServerStatus(ServerMessage):
     tools_changed: ToolsChange | None = None
     restarts: int | None = None  # restarts since the server was started (after crashes)
     sign_in_at: str | None = None  # needsSignIn: where the user signs in
+    approval: McpApprovalQuestion | None = None  # needsApproval: what to show before approving
 
 
 class McpCommands(ServerMessage):
@@ -242,6 +251,9 @@ class McpServerParams(ClientMessage):
     `handrail.signOutMcpServer`: the server's name."""
 
     name: str = Field(min_length=1)
+    # approveMcpServer: the digest of the definition the user was shown (`approval.digest` of its status);
+    # a definition changed since is refused. Without it the current definition is approved.
+    digest: str | None = None
 
 
 class McpApproveResult(ServerMessage):
@@ -651,6 +663,7 @@ class HandrailCapabilities(ClientMessage):
     share_document: bool = False
     elicitation: bool = False
     mcp_approval: bool = False
+    permission_report: bool = False  # the client shows inactive rules itself: handrail only logs them
 
 
 # ================================================================ the contract: every name with its models

@@ -105,8 +105,9 @@ export class HandrailCommands {
     return this.execute(Commands.restartMcpServer, [{ name }]) as Promise<McpRestartResult>;
   }
 
-  approveMcpServer(name: string): Promise<McpApproveResult> {
-    return this.execute(Commands.approveMcpServer, [{ name }]) as Promise<McpApproveResult>;
+  /** Approve `name`'s definition with `digest` (the one shown); the server refuses one that changed since. */
+  approveMcpServer(name: string, digest?: string): Promise<McpApproveResult> {
+    return this.execute(Commands.approveMcpServer, [digest ? { name, digest } : { name }]) as Promise<McpApproveResult>;
   }
 
   /** Connect again so the user can sign in (the server opens the browser through window/showDocument). */

@@ -207,6 +207,8 @@ export interface McpServerStatus {
   restarts?: number;
   /** needsSignIn: where the user signs in. */
   signInAt?: string;
+  /** needsApproval: what approving starts (the definition as written) and its digest, passed back to approve. */
+  approval?: { question: string; digest: string };
 }
 
 /** What `handrail.approveMcpServer` answers. */

@@ -58,10 +58,16 @@ const ACTION_LABELS = {
 } as const;
 
 /** Run one action on an MCP server; what the user is told of its outcome. */
-async function runMcpAction(commands: HandrailCommands, name: string, action: keyof typeof ACTION_LABELS): Promise<{ ok: boolean; text: string }> {
+async function runMcpAction(commands: HandrailCommands, server: McpServerStatus, action: keyof typeof ACTION_LABELS): Promise<{ ok: boolean; text: string } | null> {
+  const name = server.name;
   switch (action) {
     case "approve": {
-      const r = await commands.approveMcpServer(name);
+      // what it starts is shown first, exactly as the server states it; the approval binds that definition
+      const question = server.approval?.question ?? `The workspace's MCP server '${name}' has nothing to approve.`;
+      if ((await vscode.window.showWarningMessage(question, { modal: true }, "Approve")) !== "Approve") {
+        return null;
+      }
+      const r = await commands.approveMcpServer(name, server.approval?.digest);
       return { ok: r.approved, text: r.approved ? `approved '${name}': it starts.` : `'${name}' was not approved: ${r.reason ?? "unknown reason"}` };
     }
     case "signIn": {
@@ -256,7 +262,10 @@ export function registerCommands(s: Services): vscode.Disposable[] {
         if (!action) {
           return;
         }
-        const outcome = await runMcpAction(commands, name, action.action);
+        const outcome = await runMcpAction(commands, picked.server, action.action);
+        if (!outcome) {
+          return;
+        }
         void (outcome.ok ? vscode.window.showInformationMessage(`handrail: ${outcome.text}`) : vscode.window.showWarningMessage(`handrail: ${outcome.text}`));
         await s.refreshMcp();
       } catch (error) {
