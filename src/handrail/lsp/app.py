@@ -73,6 +73,13 @@ def create_server() -> HandrailServer:
     def on_close(ls: HandrailServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.document_watch.changed()
 
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    def on_code_action(ls: HandrailServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        from handrail.lsp.code_actions import ask_actions
+
+        document = ls.workspace.text_documents.get(params.text_document.uri)
+        return ask_actions(document, params.range) if document is not None else []
+
     @server.feature(TOO_LARGE_METHOD)
     def on_too_large(ls: HandrailServer, params: Any) -> None:
         message = refusal_message(to_plain(params))

@@ -13,7 +13,6 @@ from handrail.lsp.ask_user import LspQuestions
 from handrail.lsp.chat import ChatChannel, begin_progress
 from handrail.lsp.diagnostics_store import EditorDiagnosticsView
 from handrail.lsp.editor_fs import EditorFileSystem
-from handrail.lsp.lsp_values import field_of
 from handrail.lsp.prompter import LspPrompter
 
 if TYPE_CHECKING:
@@ -30,16 +29,15 @@ class LspDialogs:
         self._server = server
 
     async def choose(self, message: str, actions: Sequence[str]) -> str | None:
-        """The chosen action's title (None when dismissed)."""
-        choice = await self._server.window_show_message_request_async(
+        """The chosen action's title (None when dismissed, or when the editor could not ask)."""
+        answer = await self._server.plain_prompts.ask(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
                 message=message,
                 actions=[types.MessageActionItem(title=title) for title in actions],
             )
         )
-        title = field_of(choice, "title")
-        return title if isinstance(title, str) else None
+        return answer.title
 
 
 class LspChats:
@@ -55,8 +53,8 @@ class LspChats:
         chat = ChatChannel(server, session_id, token)
         return TurnView(
             chat=chat,
-            prompter=LspPrompter(server, server.features, chat, persist),
-            questions=LspQuestions(server, server.features, chat),
+            prompter=LspPrompter(server, server.features, chat, persist, server.plain_prompts),
+            questions=LspQuestions(server, server.features, chat, server.plain_prompts),
         )
 
     def session(self, session_id: str) -> ChatChannel:

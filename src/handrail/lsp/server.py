@@ -32,8 +32,11 @@ if TYPE_CHECKING:
     from handrail.agent.host import AgentHost
     from handrail.agent.ports import EditorPorts
     from handrail.lsp.diagnostics_store import DiagnosticsStore
+    from handrail.lsp.plain_prompts import PlainPrompts
+    from handrail.wire.models import AskResult
 
 log = logging.getLogger(__name__)
+SHOWN_TEXT_CHARS = 4000  # a turn's final text in window/showMessage (the log has all of it)
 
 
 class HandrailServer(LanguageServer):
@@ -97,6 +100,13 @@ class HandrailServer(LanguageServer):
 
         return DiagnosticsStore(self._diagnostic_column)
 
+    @cached_property
+    def plain_prompts(self) -> PlainPrompts:
+        """`window/showMessageRequest` prompts, one at a time, failing closed (lsp/plain_prompts.py)."""
+        from handrail.lsp.plain_prompts import PlainPrompts, prompt_timeout
+
+        return PlainPrompts(self, lambda: prompt_timeout(self.options))
+
     def editor_ports(self) -> EditorPorts:
         """The editor as an operation of the agent works with it."""
         from handrail.lsp.editor import editor_ports
@@ -135,6 +145,21 @@ class HandrailServer(LanguageServer):
         """Tell the user something went wrong that they can fix (and log it)."""
         log.warning("%s", message)
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+    def turn_finished(self, outcome: AskResult | Exception) -> None:
+        """Show how a turn started with `handrail.startAsk` ended: its final text, or what stopped it."""
+        if isinstance(outcome, Exception):
+            self.warn(f"handrail could not run the turn: {outcome}")
+            return
+        ended = "" if outcome.stop_reason == "end_turn" else f" ({outcome.stop_reason})"
+        if outcome.error is not None:
+            ended = f" ({outcome.error.message})"
+        text = outcome.text.strip() or "(no text)"
+        message = f"handrail{ended}: {text}"
+        self.log(message)
+        shown = message if len(message) <= SHOWN_TEXT_CHARS else message[: SHOWN_TEXT_CHARS - 1] + "…"
+        kind = types.MessageType.Info if not ended else types.MessageType.Warning
+        self.window_show_message(types.ShowMessageParams(type=kind, message=shown))
 
     def log(self, message: str, *, warning: bool = False) -> None:
         """A line for the client's log of the server (`window/logMessage`)."""
