@@ -58,7 +58,9 @@ async def test_the_command_comes_before_the_models_description(
     await plain.ask("publish")
     (prompt,) = plain.prompts
     lines = prompt.message.splitlines()
-    assert lines[:3] == [f"$ {PUSH}", "handrail asks to run this Bash command.", f"The model describes it as: {INNOCENT}"]
+    assert lines[:3] == [
+        f"$ {PUSH}", "handrail asks to run this Bash command.", f"The model describes it as: {INNOCENT}"
+    ]
     assert (home / "projects" / "other").exists()
 
 

@@ -63,7 +63,8 @@ def _prompter(protocol: _Protocol) -> LspPrompter:
         return None
 
     chat = ChatChannel(server, "s1", None)
-    return LspPrompter(server, ClientFeatures(permission_request=True), chat, persist, PlainPrompts(server, lambda: 1.0))
+    plain = PlainPrompts(server, lambda: 1.0)
+    return LspPrompter(server, ClientFeatures(permission_request=True), chat, persist, plain)
 
 
 def test_plain_message_names_the_sub_agent() -> None:
