@@ -259,3 +259,21 @@ def _commands(actions: Sequence[types.Command | types.CodeAction], word: str) ->
         else:
             command = ast.literal_eval(action.command)
             yield command["command"], command["arguments"]
+
+
+async def test_the_server_ends_on_exit_with_the_protocols_code(workspace: Path, model: FakeModel) -> None:
+    """After a turn (the agent, its watcher and model client up), `exit` ends the process: 0 after
+    `shutdown`, 1 without it (how fast: tests/bench/bench_exit.py)."""
+    for shut_down_first, code in ((True, 0), (False, 1)):
+        editor = await _start(workspace, model)
+        model.add(Reply.of(Text("hi")))
+        await editor.ask("hello")
+        server = editor.client._server
+        assert server is not None
+        if shut_down_first:
+            await editor.client.shutdown_session()
+        else:
+            editor.client.exit(None)
+            await server.wait()
+        await editor.client.stop()
+        assert server.returncode == code

@@ -63,6 +63,7 @@ class HandrailServer(LanguageServer):
         self.trusted: bool | None = None  # the editor's word on workspace trust, when it gives one
         self.features = ClientFeatures()
         self.message_limit = max_message_bytes()
+        self.exit_code = 0  # pygls's: 1 when `exit` came without `shutdown` first
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio as pygls 2.1.1 does, reading the client's messages through a `BoundedReader`."""
@@ -73,10 +74,21 @@ class HandrailServer(LanguageServer):
             asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
         except BrokenPipeError:
             log.error("the client's end of the connection is gone; stopping")
-        except (KeyboardInterrupt, SystemExit):
+        except SystemExit as stop:  # `exit`
+            self.exit_code = stop.code if isinstance(stop.code, int) else 0
+        except KeyboardInterrupt:
             pass
         finally:
-            self.shutdown()  # type: ignore[no-untyped-call]
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop serving, without waiting for the thread that may still be reading the client's pipe."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server is not None:
+            self._server.close()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
