@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import atexit
-import contextlib
 import logging
 import os
 import platform
 import sys
 from pathlib import Path
-from typing import BinaryIO, NoReturn
+from typing import BinaryIO
 
 from handrail import __version__
+from handrail.lsp.process_exit import exit_now
 from handrail.permissions.modes import PERMISSION_MODES
 
 
@@ -32,23 +31,9 @@ def _serve(tcp: str | None) -> int:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
         return 0
-    server.start_io(sys.stdin.buffer, protect_stdout())  # `exit` closes (and so flushes) the LSP stream
-    exit_now(server.exit_code)
-
-
-def exit_now(code: int) -> NoReturn:
-    """End the process as soon as the server is done with it, without the interpreter's finalization.
-
-    Editors kill a server that does not end soon after `exit` (Eglot after about 0.1 s); finalizing
-    (joining worker threads, one of them blocked reading the editor's pipe, and freeing every module)
-    took over a second. The server has already stopped its turns, shells and MCP servers and saved its
-    sessions (`shutdown`); the exit hooks still run (logging is flushed, leftover process groups killed).
-    """
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
+    server.exit_at_once = True  # `exit` ends the process from its handler (lsp/process_exit.py)
+    server.start_io(sys.stdin.buffer, protect_stdout())
+    exit_now(server.exit_code)  # the client closed the connection without `exit`
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -102,6 +102,13 @@ def create_server() -> HandrailServer:
                 await asyncio.wait(pending)
         await ls.agent.close()
 
+    @server.feature(types.EXIT)
+    def on_exit(ls: HandrailServer, params: Any = None) -> None:
+        if ls.exit_at_once:
+            from handrail.lsp.process_exit import exit_now
+
+            exit_now(0 if ls.protocol._shutdown else 1)  # pygls's exit codes (its own handler runs otherwise)
+
     @server.feature(names.DIAGNOSTICS_METHOD)
     def on_diagnostics(ls: HandrailServer, params: Any) -> None:
         ls.diagnostics.update(to_plain(params))

@@ -12,6 +12,7 @@ import logging
 import sys
 import threading
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -39,6 +40,19 @@ log = logging.getLogger(__name__)
 SHOWN_TEXT_CHARS = 4000  # a turn's final text in window/showMessage (the log has all of it)
 
 
+class DetachedExecutor(ThreadPoolExecutor):
+    """The event loop's default executor, which does not wait for its threads when the loop closes.
+
+    After `exit` the process ends at once (cli.exit_now); a thread still at work — the warm-up importing the
+    model SDK right after start, a file read — must not hold that up (it did for seconds; editors kill a
+    server that is slow to exit).
+    """
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop taking work and drop what is queued; never wait for running threads."""
+        super().shutdown(wait=False, cancel_futures=True)
+
+
 class HandrailServer(LanguageServer):
     """The language server: the client's documents, settings and capabilities, and the agent it serves.
 
@@ -64,6 +78,7 @@ class HandrailServer(LanguageServer):
         self.features = ClientFeatures()
         self.message_limit = max_message_bytes()
         self.exit_code = 0  # pygls's: 1 when `exit` came without `shutdown` first
+        self.exit_at_once = False  # the console script's server: `exit` ends the process (lsp/process_exit.py)
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio as pygls 2.1.1 does, reading the client's messages through a `BoundedReader`."""
@@ -71,7 +86,9 @@ class HandrailServer(LanguageServer):
         reader = BoundedReader(stdin or sys.stdin.buffer, self.message_limit, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
+            with asyncio.Runner() as runner:
+                runner.get_loop().set_default_executor(DetachedExecutor())
+                runner.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
         except BrokenPipeError:
             log.error("the client's end of the connection is gone; stopping")
         except SystemExit as stop:  # `exit`
