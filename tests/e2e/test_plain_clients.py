@@ -86,7 +86,7 @@ async def test_helix_cannot_ask_so_nothing_runs_and_the_user_is_told_once(
         assert block["is_error"] and "could not ask the user for approval" in text
         assert "method not found" in text.lower() and "crashed" not in text and "failed:" not in text
     (told,) = _warnings(helix, "cannot show approval prompts")  # once, however many calls were denied
-    assert "settings.local.json" in told and "handrail.setMode" in told
+    assert "handrail/settings.json" in told and "handrail.setMode" in told
     assert any("cannot show approval prompts" in m.message for m in helix.client.log_messages)
 
 
@@ -159,7 +159,7 @@ async def test_eglot_prompt_never_answered_is_denied_after_the_wait(
     (block,) = tool_results(model.requests[1])
     assert block["is_error"] and "no answer within 0.5 s" in result_text(block)
     (told,) = _warnings(eglot, "counts as Deny")
-    assert "settings.local.json" in told
+    assert "handrail/settings.json" in told
 
 
 async def test_plain_prompts_offer_deny_first_and_name_what_runs_first(eglot: Editor, model: FakeModel) -> None:

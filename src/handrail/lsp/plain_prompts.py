@@ -29,9 +29,10 @@ PROMPT_TIMEOUT_OPTION = "promptTimeout"
 FailureKind = Literal["error", "unanswered"]
 
 GO_ON_WITHOUT_PROMPTS = (
-    "To let work go on without prompts, allow what handrail may do with rules in .claude/settings.local.json "
-    '(for example {"permissions": {"allow": ["Edit", "Bash(npm test:*)"]}}), or choose a permission mode with '
-    'the command handrail.setMode (arguments [{"mode": "acceptEdits"}] lets file edits in the workspace run).'
+    "To let work go on without prompts, allow what handrail may do in your user settings "
+    '(~/.config/handrail/settings.json, for example {"permissions": {"allow": ["Edit", "Bash(npm test:*)"]}}) '
+    "or in the editor's initializationOptions.permissions, or choose a permission mode with the command "
+    'handrail.setMode (arguments [{"mode": "acceptEdits"}] lets file edits in the workspace run).'
 )
 
 
