@@ -4,6 +4,12 @@
 with the snippet the README shows), answers one prompt, dismisses one with C-g (never answered), presses
 RET on one (the pre-filled first action), cancels a turn, and shuts the server down; only the user at
 the minibuffer is scripted, everything else is Eglot's own code.
+
+Shutdown without a kill is asserted after a short session (one turn). After the long scenario (once a
+buffer was edited through `workspace/applyEdit`), Eglot's jsonrpc in `emacs --batch` still reported
+"Sentinel … still hasn't run, deleting it!" in every run here although the server process had already
+ended with code 0 and been reaped when it gave up (checked through /proc at that moment): the sentinel did
+not run within its 0.1 s. That part is reported by the driver, not asserted.
 """
 
 from __future__ import annotations
