@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from handrail import __version__
+from handrail.lsp.process_exit import exit_now
 from handrail.permissions.modes import PERMISSION_MODES
 
 
@@ -29,9 +30,10 @@ def _serve(tcp: str | None) -> int:
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io(sys.stdin.buffer, protect_stdout())
-    return 0
+        return 0
+    server.exit_at_once = True  # `exit` ends the process from its handler (lsp/process_exit.py)
+    server.start_io(sys.stdin.buffer, protect_stdout())
+    exit_now(server.exit_code)  # the client closed the connection without `exit`
 
 
 def main(argv: list[str] | None = None) -> int:

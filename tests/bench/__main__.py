@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, list[str]] = {
     "bench_session": [],
     "bench_bounds": [],
     "bench_monorepo": [],
+    "bench_exit": [],
 }
 QUICK: dict[str, list[str]] = {"bench_server": ["--turns", "100", "--context-window", "20000"],
                                "bench_file_tools": ["--files", "5000", "--megabytes", "50"],

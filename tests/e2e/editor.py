@@ -17,7 +17,7 @@ import os
 import shutil
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,11 @@ class Editor:
     elicitations: list[dict[str, Any]] = field(default_factory=list)  # the handrail/elicit requests seen
     registrations: list[types.Registration] = field(default_factory=list)  # client/registerCapability
     registered: asyncio.Event = field(default_factory=asyncio.Event)
+    # answers window/showMessageRequest instead of the queue (an editor that cannot ask: raise, or never return)
+    # what the editor makes of an edit's text before it reports it (another change landing with it)
+    edit_transform: Callable[[str], str] | None = None
+    held_changes: list[tuple[str, str]] | None = None  # set: applied edits are not reported (a client that blocks)
+    prompt_reply: Callable[[types.ShowMessageRequestParams], Awaitable[types.MessageActionItem | None]] | None = None
 
     def uri(self, path: Path) -> str:
         """The URI the editor uses for `path`."""
@@ -144,10 +149,21 @@ class Editor:
             text = scratch.source
             if self.line_ends and not text.endswith(("\n", "\r")):
                 text += "\n"  # Neovim: the last line ends with a break too ('eol')
+            if self.edit_transform is not None:
+                text = self.edit_transform(text)
+            if self.held_changes is not None:
+                self.held_changes.append((uri, text))  # in the buffer, not yet told to the server
+                continue
             self._set_text(uri, text)
             if self.after_edit is not None:
                 self.after_edit(self.buffers[uri])
         return types.ApplyWorkspaceEditResult(applied=True)
+
+    def report_held_changes(self) -> None:
+        """Send the `didChange` of the edits applied while holding them (the client stopped blocking)."""
+        held, self.held_changes = self.held_changes or [], None
+        for uri, text in held:
+            self._set_text(uri, text)
 
     def _create(self, uri: str) -> None:
         """Like VS Code: an empty file on disk, opened in a buffer."""
@@ -201,6 +217,15 @@ class Editor:
                         return event
                 self.chat_arrived.clear()
                 await self.chat_arrived.wait()
+
+    async def wait_for_message(self, predicate: Callable[[types.ShowMessageParams], bool]) -> types.ShowMessageParams:
+        """The first `window/showMessage` (seen or to come) that `predicate` accepts (within ten seconds)."""
+        async with asyncio.timeout(10):
+            while True:
+                for message in self.client.messages:
+                    if predicate(message):
+                        return message
+                await self.client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
 
     def chat_kinds(self) -> list[str]:
         """The kinds of chat notifications seen, in order."""
@@ -259,6 +284,8 @@ async def start_editor(
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     async def _ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
         editor.prompts.append(params)
+        if editor.prompt_reply is not None:
+            return await editor.prompt_reply(params)
         answer = await editor.answer_prompt()
         if answer is None:
             return None

@@ -201,7 +201,7 @@ async def test_web_fetch_answers_from_the_page_with_the_small_model(
     )
     editor.answers.extend(["Always allow", "Allow once"])  # the second: localhost is another domain
     await editor.ask("read the guide")
-    assert "WebFetch(domain:127.0.0.1)" in [a.title for a in editor.prompts[0].actions][1]
+    assert "WebFetch(domain:127.0.0.1)" in [a.title for a in editor.prompts[0].actions][2]  # after Deny, Allow once
     (request,) = seen
     assert request["model"] == "claude-haiku-5-5" and not request.get("tools")
     content = request["messages"][0]["content"]

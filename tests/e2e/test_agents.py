@@ -195,7 +195,7 @@ async def test_subagent_permission_prompt_is_marked_and_answered(
 
     assert result["text"] == "done" and model.errors == []
     (prompt,) = editor.prompts
-    assert prompt.message.startswith("From handrail's sub-agent: make a file\n")
+    assert "\nhandrail's sub-agent (make a file) asks to run this" in prompt.message
     assert "touch made-by-agent.txt" in prompt.message or "create the file" in prompt.message
     assert (workspace / "made-by-agent.txt").exists()
     (decision,) = [e for e in editor.chat if e["kind"] == "permission"]
@@ -267,7 +267,7 @@ async def test_cancel_while_a_subagent_waits_for_permission(editor: Editor, mode
     editor.release_prompt.set()
     assert not (workspace / "never.txt").exists()
     (prompt,) = editor.prompts
-    assert prompt.message.startswith("From handrail's sub-agent: make a file")
+    assert "handrail's sub-agent (make a file) asks to run this" in prompt.message
 
     model.add(Reply.of(Text("fine")))
     again = await editor.ask("still there?", session_id=result["sessionId"])

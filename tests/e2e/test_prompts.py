@@ -58,7 +58,9 @@ async def test_the_command_comes_before_the_models_description(
     await plain.ask("publish")
     (prompt,) = plain.prompts
     lines = prompt.message.splitlines()
-    assert lines[:3] == ["handrail wants to run Bash:", f"$ {PUSH}", f"The model describes it as: {INNOCENT}"]
+    assert lines[:3] == [
+        f"$ {PUSH}", "handrail asks to run this Bash command.", f"The model describes it as: {INNOCENT}"
+    ]
     assert (home / "projects" / "other").exists()
 
 
@@ -127,4 +129,4 @@ async def test_no_always_answer_when_no_rule_is_safe_to_offer(plain: Editor, mod
     plain.answers.append("Deny")
     await plain.ask("date")
     (prompt,) = plain.prompts
-    assert [action.title for action in prompt.actions or []] == ["Allow once", "Deny"]
+    assert [action.title for action in prompt.actions or []] == ["Deny", "Allow once"]

@@ -131,6 +131,6 @@ class RawClient:
         if message["method"] == "workspace/configuration":
             result = [None for _ in message["params"]["items"]]
         elif message["method"] == "window/showMessageRequest":
-            actions = message["params"].get("actions") or []
-            result = actions[0] if actions else None
+            actions = message["params"].get("actions") or []  # approve: Deny comes first, Allow once next
+            result = next((a for a in actions if a.get("title") == "Allow once"), actions[0] if actions else None)
         self.send_body(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())

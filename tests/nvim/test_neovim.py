@@ -394,7 +394,7 @@ def test_plugin_trust_from_neovims_trust_database(project: Path, model: FakeMode
         assert r["trust_db"] == f"directory {project}\n"
         assert r["trusted_after"] is True and r["subfolder_trusted"] is False  # not recursive
         # trusted: handrail asked once to approve the settings file, then the call ran unasked
-        assert approve["labels"] == ["Approve", "Not now"] and "settings.json" in approve["prompt"]
+        assert approve["labels"] == ["Not now", "Approve"] and "settings.json" in approve["prompt"]
         assert rest == []
         assert r["second"]["stopReason"] == "end_turn" and r["second"]["text"] == "Said hi."
         (block,) = tool_results(model.requests[3])
@@ -418,7 +418,7 @@ def test_plugin_pretrusted_folder_is_trusted_at_start(project: Path, model: Fake
         assert r["trust_call"] == [True, str(project)]
         assert r["init_trusted"] is True
         (approve,) = r["selects"]  # asked once, about the settings; never about the call
-        assert approve["labels"] == ["Approve", "Not now"]
+        assert approve["labels"] == ["Not now", "Approve"]
         for request in (model.requests[1], model.requests[3]):
             (block,) = tool_results(request)
             assert not block.get("is_error") and result_text(block).strip() == "hi"

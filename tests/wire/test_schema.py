@@ -76,8 +76,9 @@ def test_the_readme_names_every_command_method_event_and_mode() -> None:
     [
         (AskParams, [{"prompt": 7}], "prompt: Input should be a valid string (got 7)"),
         (AskParams, [{"prompt": ""}], "prompt: String should have at least 1 character"),
-        (AskParams, [], "expected one argument object, got 0"),
-        (AskParams, [{"prompt": "a"}, {"prompt": "b"}], "expected one argument object, got 2"),
+        (AskParams, [], 'one argument object, as arguments [{"prompt": …, "sessionId": … (optional)}]; it was '
+         "called with none"),
+        (AskParams, [{"prompt": "a"}, {"prompt": "b"}], "it was called with 2"),
         (CancelParams, [{}], "sessionId: Field required"),
         (SetModeParams, [{"mode": "yolo"}], "mode: Input should be 'default'"),
         (SetModeParams, ["plan"], "the argument: Input should be a valid dictionary"),

@@ -4,6 +4,7 @@ return {
   -- workspace/executeCommand commands, by the name after `handrail.`
   commands = {
     ask = "handrail.ask",
+    startAsk = "handrail.startAsk",
     cancel = "handrail.cancel",
     setMode = "handrail.setMode",
     permissions = "handrail.permissions",

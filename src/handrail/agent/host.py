@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from handrail.wire.models import (
     ApproveProjectResult,
     AskParams,
     AskResult,
+    AskStarted,
     BackgroundTaskList,
     BackgroundTasksParams,
     CancelParams,
@@ -184,18 +185,54 @@ class AgentHost:
             from handrail.agent.mcp_prompts import slash_content
 
             content = await slash_content(self.mcp, params.prompt)
-        roots = self._workspace.roots()
+        session = self._claim(params)
+        return await self._run_claimed(session, params, editor, content)
+
+    def start_ask(
+        self, params: AskParams, editor: EditorPorts, finished: Callable[[AskResult | Exception], None]
+    ) -> AskStarted:
+        """`handrail.startAsk`: start a turn as `handrail.ask` does and answer at once with its session.
+
+        For editors whose requests time out while a turn runs: the turn reports itself to the editor as it
+        goes, and `finished` gets its result (or what stopped it from running).
+        """
+        session = self._claim(params)  # a busy session is refused now, not after the answer
+
+        async def run() -> None:
+            try:
+                from handrail.agent.mcp_prompts import slash_content
+
+                content = await slash_content(self.mcp, params.prompt)
+                result: AskResult | Exception = await self._run_claimed(session, params, editor, content)
+            except Exception as exc:
+                session.starting = False
+                result = exc
+            finished(result)
+
+        self.in_background(run())
+        return AskStarted(session_id=session.id)
+
+    def _claim(self, params: AskParams) -> Session:
+        """The session a turn runs in (made now unless the arguments name one this server holds), marked busy
+        before anything awaits, so that a second ask sees it busy."""
         session = self.sessions.get(params.session_id) if params.session_id else None
         if session is None:
+            roots = self._workspace.roots()
             session = self.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
         if session.busy:
             raise InvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
-        session.starting = True  # claimed before the first await, so a second ask sees it busy
+        session.starting = True
+        return session
+
+    async def _run_claimed(
+        self, session: Session, params: AskParams, editor: EditorPorts, content: list[Any] | None
+    ) -> AskResult:
         try:
             if params.session_id:  # a session from before a restart continues from its transcript
                 await self.archive.resume(session)
             from handrail.agent.ask import run_ask
 
+            roots = self._workspace.roots()
             return await run_ask(self._services(), session, params.prompt, roots, editor, content=content)
         finally:
             session.starting = False

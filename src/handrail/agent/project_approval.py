@@ -78,7 +78,7 @@ async def offer_project_approval(state: PermissionState, skills: SkillCatalog, d
             return
         state.mark_asked([*(item.digest for file in files for item in file.items), *(s.digest for s in waiting)])
         try:
-            choice = await dialogs.choose(approval_message(files, waiting), [APPROVE, NOT_NOW])
+            choice = await dialogs.choose(approval_message(files, waiting), [NOT_NOW, APPROVE])
         except Exception as exc:
             log.warning("could not ask about project settings: %s", exc)
             return

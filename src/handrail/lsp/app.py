@@ -73,6 +73,13 @@ def create_server() -> HandrailServer:
     def on_close(ls: HandrailServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.document_watch.changed()
 
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    def on_code_action(ls: HandrailServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        from handrail.lsp.code_actions import ask_actions
+
+        document = ls.workspace.text_documents.get(params.text_document.uri)
+        return ask_actions(document, params.range) if document is not None else []
+
     @server.feature(TOO_LARGE_METHOD)
     def on_too_large(ls: HandrailServer, params: Any) -> None:
         message = refusal_message(to_plain(params))
@@ -94,6 +101,13 @@ def create_server() -> HandrailServer:
             if pending:
                 await asyncio.wait(pending)
         await ls.agent.close()
+
+    @server.feature(types.EXIT)
+    def on_exit(ls: HandrailServer, params: Any = None) -> None:
+        if ls.exit_at_once:
+            from handrail.lsp.process_exit import exit_now
+
+            exit_now(0 if ls.protocol._shutdown else 1)  # pygls's exit codes (its own handler runs otherwise)
 
     @server.feature(names.DIAGNOSTICS_METHOD)
     def on_diagnostics(ls: HandrailServer, params: Any) -> None:

@@ -15,7 +15,8 @@ from pygls.lsp.server import LanguageServer
 from handrail.lsp.chat import ChatChannel
 from handrail.lsp.client_features import ClientFeatures
 from handrail.lsp.lsp_values import field_of
-from handrail.lsp.prompter import permission_params, send_cancellable
+from handrail.lsp.plain_prompts import PlainPrompts, send_cancellable
+from handrail.lsp.prompter import permission_params
 from handrail.permissions.visible import cut_middle, visible
 from handrail.tools.context import PermissionRequest
 from handrail.tools.questions import PlanVerdict, Question
@@ -48,10 +49,13 @@ def question_message(question: Question) -> str:
 class LspQuestions:
     """Implements the tool UserQuestions port for the LSP client."""
 
-    def __init__(self, server: LanguageServer, features: ClientFeatures, chat: ChatChannel) -> None:
+    def __init__(
+        self, server: LanguageServer, features: ClientFeatures, chat: ChatChannel, plain: PlainPrompts
+    ) -> None:
         self._server = server
         self._features = features
         self._chat = chat
+        self._plain = plain
 
     async def ask_questions(self, tool_use_id: str, questions: Sequence[Question]) -> Mapping[str, str] | None:
         """Ask every question; None when the user declined (closed a prompt without answering)."""
@@ -68,8 +72,8 @@ class LspQuestions:
                 message=question_message(question),
                 actions=[types.MessageActionItem(title=o.label) for o in question.options],
             )
-            title = field_of(await send_cancellable(self._server, types.WINDOW_SHOW_MESSAGE_REQUEST, params), "title")
-            if not isinstance(title, str) or not title:
+            title = (await self._plain.ask(params)).title  # an editor that cannot ask: declined
+            if not title:
                 return None
             answers[question.question] = title
         return answers
@@ -117,11 +121,10 @@ class LspQuestions:
             verdict = PlanVerdict(decision in ("allow", "allowAlways"), feedback if isinstance(feedback, str) else None)
         else:
             shown = cut_middle(visible(plan, keep_newlines=True), _PLAN_CHARS_IN_MESSAGE)
-            params_plain = types.ShowMessageRequestParams(
+            params_plain = types.ShowMessageRequestParams(  # the safe action first (editors pre-select it)
                 type=types.MessageType.Info,
                 message=f"handrail's plan (approve to leave plan mode and let it make changes):\n\n{shown}",
-                actions=[types.MessageActionItem(title=APPROVE_PLAN), types.MessageActionItem(title=KEEP_PLANNING)],
+                actions=[types.MessageActionItem(title=KEEP_PLANNING), types.MessageActionItem(title=APPROVE_PLAN)],
             )
-            choice = await send_cancellable(self._server, types.WINDOW_SHOW_MESSAGE_REQUEST, params_plain)
-            verdict = PlanVerdict(field_of(choice, "title") == APPROVE_PLAN)
+            verdict = PlanVerdict((await self._plain.ask(params_plain)).title == APPROVE_PLAN)
         return verdict

@@ -31,7 +31,10 @@ P = TypeVar("P", bound=BaseModel)
 def command_params(model: type[P], command: str, args: Sequence[Any]) -> P:
     """The one argument object of a `workspace/executeCommand` call as `model`; InvalidParams when it does not fit."""
     if len(args) > 1 or (not args and _required(model)):
-        raise JsonRpcInvalidParams(f"{command}: expected one argument object, got {len(args)}")
+        raise JsonRpcInvalidParams(
+            f"{command} takes one argument object, as arguments {_example(model)}; it was called with "
+            f"{len(args) or 'none'}"
+        )
     given = to_plain(args[0]) if args else {}
     if given == []:
         given = {}
@@ -39,6 +42,15 @@ def command_params(model: type[P], command: str, args: Sequence[Any]) -> P:
         return model.model_validate(given)
     except ValidationError as exc:
         raise JsonRpcInvalidParams(f"{command}: {_explained(exc)}") from exc
+
+
+def _example(model: type[BaseModel]) -> str:
+    """The argument list a command takes, written out: its required fields, then its optional ones."""
+    fields = sorted(model.model_fields.items(), key=lambda item: not item[1].is_required())
+    shown = [
+        f'"{field.alias or name}": ' + ("…" if field.is_required() else "… (optional)") for name, field in fields
+    ]
+    return "[{" + ", ".join(shown) + "}]"
 
 
 def _required(model: type[BaseModel]) -> bool:
@@ -66,6 +78,7 @@ class Command(Generic[P]):
 
 COMMANDS: dict[str, Command[Any]] = {
     names.ASK_COMMAND: Command(lambda ls, p: ls.agent.ask(p, ls.editor_ports()), cancellable=True),
+    names.START_ASK_COMMAND: Command(lambda ls, p: ls.agent.start_ask(p, ls.editor_ports(), ls.turn_finished)),
     names.CANCEL_COMMAND: Command(lambda ls, p: ls.agent.cancel(p)),
     names.SET_MODE_COMMAND: Command(lambda ls, p: ls.agent.set_mode(p, ls.editor_ports())),
     names.PERMISSIONS_COMMAND: Command(lambda ls, p: ls.agent.permissions(p)),

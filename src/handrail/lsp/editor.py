@@ -34,22 +34,21 @@ class LspDialogs:
         self._server = server
 
     async def choose(self, message: str, actions: Sequence[str]) -> str | None:
-        """The chosen action's title (None when dismissed)."""
-        choice = await self._server.window_show_message_request_async(
+        """The chosen action's title (None when dismissed, or when the editor could not ask)."""
+        answer = await self._server.plain_prompts.ask(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
                 message=message,
                 actions=[types.MessageActionItem(title=title) for title in actions],
             )
         )
-        title = field_of(choice, "title")
-        return title if isinstance(title, str) else None
+        return answer.title
 
     async def approve_server(self, session_id: str, server: str, question: str) -> bool:
         """A card in the session's chat (`handrail/mcpApproval`) where the client declared it, else
         `window/showMessageRequest` with Approve / Not now."""
         if not self._server.features.mcp_approval:
-            return await self.choose(question, [APPROVE, NOT_NOW]) == APPROVE
+            return await self.choose(question, [NOT_NOW, APPROVE]) == APPROVE  # the safe action first
         params = McpApprovalParams(session_id=session_id, server=server, question=question)
         answer = await send_cancellable(self._server, MCP_APPROVAL_METHOD, to_wire(params))
         return field_of(answer, "approved") is True
@@ -68,8 +67,8 @@ class LspChats:
         chat = ChatChannel(server, session_id, token)
         return TurnView(
             chat=chat,
-            prompter=LspPrompter(server, server.features, chat, persist),
-            questions=LspQuestions(server, server.features, chat),
+            prompter=LspPrompter(server, server.features, chat, persist, server.plain_prompts),
+            questions=LspQuestions(server, server.features, chat, server.plain_prompts),
         )
 
     def session(self, session_id: str) -> ChatChannel:

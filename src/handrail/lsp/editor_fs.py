@@ -40,7 +40,16 @@ from handrail.wire.names import SAVE_DOCUMENT_METHOD
 
 log = logging.getLogger(__name__)
 
-APPLY_CONFIRM_TIMEOUT = 10.0
+APPLY_CONFIRM_TIMEOUT = 10.0  # seconds; HANDRAIL_APPLY_CONFIRM_TIMEOUT changes it
+
+
+def apply_confirm_timeout() -> float:
+    """How long an applied edit waits for the editor's `didChange` before it is reported as unconfirmed."""
+    try:
+        value = float(os.environ.get("HANDRAIL_APPLY_CONFIRM_TIMEOUT", ""))
+    except ValueError:
+        return APPLY_CONFIRM_TIMEOUT
+    return value if value > 0 else APPLY_CONFIRM_TIMEOUT
 
 
 class EditorFileSystem:
@@ -171,7 +180,7 @@ class EditorFileSystem:
         # too many, so it is taken out again; a text without one keeps it (the editor ends files with it).
         await self._watch.wait_until(
             lambda: (doc := self.open_document(path)) is not None and _created_with(doc.source, text) is not None,
-            APPLY_CONFIRM_TIMEOUT,
+            apply_confirm_timeout(),
         )
         document = self.open_document(path)
         extra = _created_with(document.source, text) if document is not None else None
@@ -201,7 +210,9 @@ class EditorFileSystem:
         if base is not None and text_hash(current) != base.content_hash:
             raise WriteConflictError(f"{path} changed in the editor while the edit was prepared; read it again.")
         was_clean = not (await asyncio.to_thread(self._buffers.view, document.uri, path, current)).dirty
-        await self._apply_to_document(path, document, text, label)
+        unconfirmed = await self._apply_to_document(path, document, text, label)
+        if unconfirmed:
+            return WriteOutcome(path, on_disk=False, in_buffer=True, note=unconfirmed)
         if not was_clean:
             return WriteOutcome(
                 path,
@@ -224,10 +235,12 @@ class EditorFileSystem:
             ),
         )
 
-    async def _apply_to_document(self, path: Path, document: TextDocument, text: str, label: str) -> None:
+    async def _apply_to_document(self, path: Path, document: TextDocument, text: str, label: str) -> str:
         """Turn the open document's text into `text` with one versioned edit, and wait until it shows.
 
-        Raises WriteConflictError when the editor refuses the edit or the buffer changed meanwhile.
+        Returns "" once the editor's `didChange` shows the text, or a note when the editor said it applied
+        the edit but has not confirmed it yet (a client busy with a blocking request sends no `didChange`).
+        Raises WriteConflictError when the editor refuses the edit, skips it, or the text landed elsewhere.
         """
         current = document.source
         version = document.version
@@ -252,13 +265,16 @@ class EditorFileSystem:
             raise WriteConflictError(f"The editor refused the edit to {path}: {reason}. Read the file and try again.")
         # Clients may answer applied=true yet skip an edit whose version is stale (Neovim does):
         # confirm it landed. The buffer moving to other text than ours means it was overtaken.
-        landed = await self._watch.wait_until(lambda: self._settled(path, version, text), APPLY_CONFIRM_TIMEOUT)
+        landed = await self._watch.wait_until(lambda: self._settled(path, version, text), apply_confirm_timeout())
         doc_now = self.open_document(path)
-        if not landed or doc_now is None or doc_now.source != text:
-            raise WriteConflictError(
-                f"The editor did not apply the edit to {path} (the buffer changed meanwhile). "
-                "Read the file again and redo the edit."
+        if doc_now is not None and doc_now.source == text:
+            return ""
+        if not landed and doc_now is not None:
+            return (
+                f"The edit to {path} is applied; not yet confirmed by the editor (it answered that it applied the "
+                "edit but has not reported the buffer's new text yet). It is not saved to disk."
             )
+        raise WriteConflictError(_unconfirmed_edit(path, current, start, replacement, doc_now))
 
     def _settled(self, path: Path, sent_version: int | None, text: str) -> bool:
         """Whether the document shows our edit, or moved on without it."""
@@ -278,6 +294,30 @@ class EditorFileSystem:
             return False
         disk = await asyncio.to_thread(_try_read_disk, path)
         return disk is not None and same_file_text(text, disk.text)
+
+
+def _unconfirmed_edit(
+    path: Path, before: str, start: int, replacement: str, document: TextDocument | None
+) -> str:
+    """Why an edit the editor said it applied is not in the buffer as sent: closed, skipped, or moved."""
+    if document is None:
+        return f"The buffer of {path} was closed before the editor confirmed the edit. Read the file again."
+    now = document.source
+    changed_at, _, inserted = minimal_change(before, now)  # what the editor's changes put in, together
+    found = changed_at + inserted.find(replacement) if replacement and replacement in inserted else -1
+    if found < 0:
+        return (
+            f"The editor did not apply the edit to {path} (the buffer changed meanwhile). "
+            "Read the file again and redo the edit."
+        )
+    expected_line = before.count("\n", 0, start) + 1
+    line = now.count("\n", 0, found) + 1
+    where = f"at line {line}" if line == expected_line else f"at line {line}, not line {expected_line}"
+    return (
+        f"The editor applied the edit to {path}, but the buffer also changed otherwise meanwhile: the new text "
+        f"is {where}, and the file is not what the edit was to make. Read the file again and check it before "
+        "editing further."
+    )
 
 
 def _created_with(document_text: str, text: str) -> str | None:

@@ -28,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 
 from handrail.lsp.client_features import ClientFeatures
 from handrail.lsp.lsp_values import field_of, to_plain
-from handrail.lsp.prompter import send_cancellable
+from handrail.lsp.plain_prompts import send_cancellable
 from handrail.permissions.visible import cut_middle, visible
 from handrail.tools.mcp.elicitation import (
     FormError,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import uuid
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, get_args
@@ -15,12 +14,14 @@ from pygls.lsp.server import LanguageServer
 from handrail.lsp.chat import ChatChannel
 from handrail.lsp.client_features import ClientFeatures
 from handrail.lsp.lsp_values import field_of
+from handrail.lsp.plain_prompts import PlainPrompts, not_approved_message, send_cancellable
 from handrail.permissions.persist import Destination
 from handrail.permissions.rules import MCP_PREFIX
 from handrail.permissions.visible import cut_middle, visible
 from handrail.tools.context import PermissionAnswer, PermissionRequest
 from handrail.wire.names import PERMISSION_METHOD
 
+log = logging.getLogger(__name__)
 DESTINATIONS = get_args(Destination)
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
@@ -53,20 +54,22 @@ def command_is_cut(request: PermissionRequest) -> bool:
 
 
 def message_text(request: PermissionRequest) -> str:
-    """The text of a plain-LSP permission prompt: what runs first, exactly; the model's words after it."""
+    """The text of a plain-LSP permission prompt: what runs first, exactly (the command, or the tool and its
+    file), so that a display of one line shows it; who asks, the model's words and why after it."""
     command = shown_command(request)
+    asker = "handrail" if request.agent is None else f"handrail's sub-agent ({visible(request.agent.description)})"
     if command is not None:
-        lines = [f"handrail wants to run {request.tool_name}:", f"$ {command}"]
+        lines = [f"$ {command}", f"{asker} asks to run this {request.tool_name} command."]
         if request.description:
             lines.append(f"The model describes it as: {visible(request.description)}")
     else:
-        lines = [f"handrail wants to run {request.tool_name}: {visible(request.summary)}"]
+        summary = visible(request.summary)
+        what = summary if summary.startswith(request.tool_name) else f"{request.tool_name}: {summary}"
+        lines = [what, f"{asker} asks to run this."]
         if request.tool_name.startswith(MCP_PREFIX):  # the summary cuts the arguments short
             arguments = json.dumps(dict(request.input), ensure_ascii=False, default=str)
             lines.append(f"Arguments: {cut_middle(visible(arguments), _ARGUMENT_CHARS_IN_MESSAGE)}")
     lines.append(f"({visible(request.reason)})")
-    if request.agent is not None:
-        lines.insert(0, f"From handrail's sub-agent: {visible(request.agent.description)}")
     if request.diff:
         diff_lines = visible(request.diff, keep_newlines=True).splitlines()
         lines.append("")
@@ -99,17 +102,6 @@ def permission_params(session_id: str, request: PermissionRequest) -> dict[str, 
     return params
 
 
-async def send_cancellable(server: LanguageServer, method: str, params: Any) -> Any:
-    """Send a request to the client; if we are cancelled meanwhile, tell the client to close its prompt."""
-    msg_id = f"handrail-ask-{uuid.uuid4()}"
-    future = server.protocol.send_request(method, params, msg_id=msg_id)
-    try:
-        return await asyncio.wrap_future(future)
-    except asyncio.CancelledError:
-        server.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
-        raise
-
-
 class LspPrompter:
     """Asks the user through the LSP client; implements the tool UserPrompter port."""
 
@@ -119,11 +111,13 @@ class LspPrompter:
         features: ClientFeatures,
         chat: ChatChannel,
         persist: Callable[[Destination, Sequence[str]], Awaitable[Path | None]],
+        plain: PlainPrompts,
     ) -> None:
         self._server = server
         self._features = features
         self._chat = chat
         self._persist = persist
+        self._plain = plain
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         """Ask, and report the answer to the chat view (an abandoned prompt as "cancelled", so it can close)."""
@@ -144,14 +138,12 @@ class LspPrompter:
         self._chat.permission(request.tool_use_id, answer.decision)
         return answer
 
-    async def _request(self, method: str, params: Any) -> Any:
-        return await send_cancellable(self._server, method, params)
-
     async def _ask_plain(self, request: PermissionRequest) -> PermissionAnswer:
-        # no suggestion: no rule is safe to offer (a flagged command), and the tool's name would allow every call
+        # Deny comes first: editors that pre-select the first action (Eglot) then deny on a bare RET.
+        # No suggestion: no rule is safe to offer (a flagged command), and the tool's name would allow every call.
         rules = request.suggestions
         always = [always_allow_title(rules), always_allow_here_title(rules)] if rules else []
-        actions = [ALLOW_ONCE, *always, DENY]
+        actions = [DENY, ALLOW_ONCE, *always]
         if command_is_cut(request):
             actions.insert(1, SHOW_FULL_COMMAND)
         params = types.ShowMessageRequestParams(
@@ -160,7 +152,10 @@ class LspPrompter:
             actions=[types.MessageActionItem(title=title) for title in actions],
         )
         while True:
-            title = field_of(await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params), "title")
+            answer = await self._plain.ask(params)
+            if answer.failure is not None:
+                return PermissionAnswer("deny", message=not_approved_message(answer.failure))
+            title = answer.title
             if title != SHOW_FULL_COMMAND or request.command is None:
                 break
             full = visible(request.command, keep_newlines=True)  # then the same question again
@@ -176,7 +171,13 @@ class LspPrompter:
         return PermissionAnswer("deny")
 
     async def _ask_rich(self, request: PermissionRequest) -> PermissionAnswer:
-        answer = await self._request(PERMISSION_METHOD, permission_params(self._chat.session_id, request))
+        try:
+            answer = await send_cancellable(
+                self._server, PERMISSION_METHOD, permission_params(self._chat.session_id, request)
+            )
+        except Exception as exc:  # an error reply is no approval
+            log.warning("%s failed: %s", PERMISSION_METHOD, exc)
+            return PermissionAnswer("deny", message=not_approved_message(f"the editor answered with an error: {exc}"))
         decision = field_of(answer, "decision")
         if decision == "allow":
             return PermissionAnswer("allow")

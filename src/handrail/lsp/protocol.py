@@ -151,6 +151,11 @@ class HandrailProtocol(LanguageServerProtocol):
             log.warning("not a JSON-RPC message: %.200r", message)
             self._send_null_id_error(JsonRpcInvalidRequest("Invalid request: not a JSON-RPC message"))
             return
+        if self._shutdown and not hasattr(message, "method"):
+            # an answer to a request of ours (a registration, a prompt) after `shutdown`: nothing waits for it.
+            # pygls would log a warning, and output after `shutdown` makes Eglot's jsonrpc stop waiting for
+            # the process to end and kill it.
+            return
         super().handle_message(message)
 
     def answer_unreadable(self, error: Exception) -> bool:

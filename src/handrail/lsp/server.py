@@ -12,6 +12,7 @@ import logging
 import sys
 import threading
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -32,8 +33,24 @@ if TYPE_CHECKING:
     from handrail.agent.host import AgentHost
     from handrail.agent.ports import EditorPorts
     from handrail.lsp.diagnostics_store import DiagnosticsStore
+    from handrail.lsp.plain_prompts import PlainPrompts
+    from handrail.wire.models import AskResult
 
 log = logging.getLogger(__name__)
+SHOWN_TEXT_CHARS = 4000  # a turn's final text in window/showMessage (the log has all of it)
+
+
+class DetachedExecutor(ThreadPoolExecutor):
+    """The event loop's default executor, which does not wait for its threads when the loop closes.
+
+    After `exit` the process ends at once (cli.exit_now); a thread still at work — the warm-up importing the
+    model SDK right after start, a file read — must not hold that up (it did for seconds; editors kill a
+    server that is slow to exit).
+    """
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop taking work and drop what is queued; never wait for running threads."""
+        super().shutdown(wait=False, cancel_futures=True)
 
 
 class HandrailServer(LanguageServer):
@@ -60,6 +77,8 @@ class HandrailServer(LanguageServer):
         self.trusted: bool | None = None  # the editor's word on workspace trust, when it gives one
         self.features = ClientFeatures()
         self.message_limit = max_message_bytes()
+        self.exit_code = 0  # pygls's: 1 when `exit` came without `shutdown` first
+        self.exit_at_once = False  # the console script's server: `exit` ends the process (lsp/process_exit.py)
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio as pygls 2.1.1 does, reading the client's messages through a `BoundedReader`."""
@@ -67,13 +86,26 @@ class HandrailServer(LanguageServer):
         reader = BoundedReader(stdin or sys.stdin.buffer, self.message_limit, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
+            with asyncio.Runner() as runner:
+                runner.get_loop().set_default_executor(DetachedExecutor())
+                runner.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
         except BrokenPipeError:
             log.error("the client's end of the connection is gone; stopping")
-        except (KeyboardInterrupt, SystemExit):
+        except SystemExit as stop:  # `exit`
+            self.exit_code = stop.code if isinstance(stop.code, int) else 0
+        except KeyboardInterrupt:
             pass
         finally:
-            self.shutdown()  # type: ignore[no-untyped-call]
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop serving, without waiting for the thread that may still be reading the client's pipe."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server is not None:
+            self._server.close()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Answer unreadable input in JSON-RPC terms; other errors as pygls does (a message to the user)."""
@@ -96,6 +128,13 @@ class HandrailServer(LanguageServer):
         from handrail.lsp.diagnostics_store import DiagnosticsStore
 
         return DiagnosticsStore(self._diagnostic_column)
+
+    @cached_property
+    def plain_prompts(self) -> PlainPrompts:
+        """`window/showMessageRequest` prompts, one at a time, failing closed (lsp/plain_prompts.py)."""
+        from handrail.lsp.plain_prompts import PlainPrompts, prompt_timeout
+
+        return PlainPrompts(self, lambda: prompt_timeout(self.options))
 
     def editor_ports(self) -> EditorPorts:
         """The editor as an operation of the agent works with it."""
@@ -144,6 +183,21 @@ class HandrailServer(LanguageServer):
             self.log(message, warning=True)
         else:
             self.warn(message)
+
+    def turn_finished(self, outcome: AskResult | Exception) -> None:
+        """Show how a turn started with `handrail.startAsk` ended: its final text, or what stopped it."""
+        if isinstance(outcome, Exception):
+            self.warn(f"handrail could not run the turn: {outcome}")
+            return
+        ended = "" if outcome.stop_reason == "end_turn" else f" ({outcome.stop_reason})"
+        if outcome.error is not None:
+            ended = f" ({outcome.error.message})"
+        text = outcome.text.strip() or "(no text)"
+        message = f"handrail{ended}: {text}"
+        self.log(message)
+        shown = message if len(message) <= SHOWN_TEXT_CHARS else message[: SHOWN_TEXT_CHARS - 1] + "…"
+        kind = types.MessageType.Info if not ended else types.MessageType.Warning
+        self.window_show_message(types.ShowMessageParams(type=kind, message=shown))
 
     def log(self, message: str, *, warning: bool = False) -> None:
         """A line for the client's log of the server (`window/logMessage`)."""

@@ -96,6 +96,13 @@ class AskResult(ServerMessage):
     error: TurnError | None = None
 
 
+class AskStarted(ServerMessage):
+    """`handrail.startAsk`: the session whose turn started; the turn reports itself through `handrail/chat`,
+    `$/progress` and `window/showMessage` (its final text)."""
+
+    session_id: str
+
+
 class CancelParams(ClientMessage):
     """`handrail.cancel`: the session whose turn to stop."""
 
@@ -670,6 +677,7 @@ class HandrailCapabilities(ClientMessage):
 
 COMMAND_MODELS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     names.ASK_COMMAND: (AskParams, AskResult),
+    names.START_ASK_COMMAND: (AskParams, AskStarted),
     names.CANCEL_COMMAND: (CancelParams, CancelResult),
     names.SET_MODE_COMMAND: (SetModeParams, SetModeResult),
     names.PERMISSIONS_COMMAND: (PermissionsParams, PermissionsReport),

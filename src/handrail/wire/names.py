@@ -16,6 +16,7 @@ from handrail.permissions.modes import PERMISSION_MODES, PermissionMode
 # ---------------------------------------------------------------- commands (`workspace/executeCommand`)
 
 ASK_COMMAND = "handrail.ask"
+START_ASK_COMMAND = "handrail.startAsk"  # handrail.ask answered at once with the session; the turn reports itself
 CANCEL_COMMAND = "handrail.cancel"
 SET_MODE_COMMAND = "handrail.setMode"
 PERMISSIONS_COMMAND = "handrail.permissions"
@@ -32,6 +33,7 @@ MCP_RESOURCES_COMMAND = "handrail.mcpResources"
 
 COMMANDS = (
     ASK_COMMAND,
+    START_ASK_COMMAND,
     CANCEL_COMMAND,
     SET_MODE_COMMAND,
     PERMISSIONS_COMMAND,
