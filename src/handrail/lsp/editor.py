@@ -15,7 +15,8 @@ from handrail.lsp.chat import ChatChannel, begin_progress
 from handrail.lsp.diagnostics_store import EditorDiagnosticsView
 from handrail.lsp.editor_fs import EditorFileSystem
 from handrail.lsp.lsp_values import field_of
-from handrail.lsp.prompter import LspPrompter, send_cancellable
+from handrail.lsp.plain_prompts import send_cancellable
+from handrail.lsp.prompter import LspPrompter
 from handrail.wire.models import McpApprovalParams, to_wire
 from handrail.wire.names import MCP_APPROVAL_METHOD
 
