@@ -454,17 +454,7 @@ function M.show_permissions()
       vim.bo[buf].filetype = 'handrail-permissions'
       vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, nowait = true, desc = 'handrail: close' })
     end
-    vim.bo[buf].modifiable = true
-    api.nvim_buf_set_lines(buf, 0, -1, false, M.permissions_lines(result or {}, trusted))
-    vim.bo[buf].modifiable = false
-    vim.bo[buf].modified = false
-    local win = vim.fn.win_findbuf(buf)[1]
-    if win then
-      api.nvim_set_current_win(win)
-    else
-      vim.cmd('botright split')
-      api.nvim_win_set_buf(0, buf)
-    end
+    require('handrail.scratch').show(buf, M.permissions_lines(result or {}, trusted))
   end)
 end
 

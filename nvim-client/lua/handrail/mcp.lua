@@ -602,17 +602,7 @@ function M.show_status()
     end
     local lines, at = M.status_lines(status)
     status_servers = at
-    vim.bo[buf].modifiable = true
-    api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-    vim.bo[buf].modifiable = false
-    vim.bo[buf].modified = false
-    local win = vim.fn.win_findbuf(buf)[1]
-    if win then
-      api.nvim_set_current_win(win)
-    else
-      vim.cmd('botright split')
-      api.nvim_win_set_buf(0, buf)
-    end
+    require('handrail.scratch').show(buf, lines)
   end)
 end
 
