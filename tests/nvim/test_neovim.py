@@ -175,8 +175,8 @@ def test_readme_plain_lsp_edit_stays_in_the_buffer(workspace: Path, model: FakeM
         assert r["modified"] is True
         assert r["disk"] == APP and app.read_text() == APP
         (asked,) = r["asked"]
-        allow, always, always_here, deny = asked["actions"]
-        assert (allow, deny) == ("Allow once", "Deny") and always.startswith("Always allow Edit(")
+        deny, allow, always, always_here = asked["actions"]  # the safe action first (a bare RET denies)
+        assert (deny, allow) == ("Deny", "Allow once") and always.startswith("Always allow Edit(")
         assert always_here.startswith("Always allow Edit(") and always_here.endswith("in this workspace")
         assert "Edit" in asked["message"] and "+    return 'Hello ' + name" in asked["message"]
         # ...and the model was told so
