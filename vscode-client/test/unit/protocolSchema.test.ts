@@ -28,8 +28,9 @@ const SCHEMA = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "..", "
 /** What the server has and protocol.ts does not use yet (issue 24 found them missing). The test fails once the
  * client adds one, so the list only shrinks. */
 const NOT_YET_IN_CLIENT = {
-  // a prompt's command typed in the chat runs it through handrail.ask (the server reads its arguments)
-  commands: ["handrail.runMcpPrompt"],
+  // a prompt's command typed in the chat runs it through handrail.ask (the server reads its arguments);
+  // handrail.startAsk is for clients whose requests time out (Eglot, Helix): the chat waits on handrail.ask
+  commands: ["handrail.runMcpPrompt", "handrail.startAsk"],
   modes: [] as string[],
   // VS Code syncs every open document, so it has nothing to share on request
   methods: ["handrail/shareDocument"],
