@@ -282,10 +282,15 @@ class McpManager:
                 return McpSignOutResult(signed_out=False, name=name, reason=reason)
             from handrail.tools.mcp.sdk_oauth import revoke  # the SDK loads when first needed
 
+            # stopped first: a connection still at work (a refresh, a restart's sign-in) would save tokens again
+            # after they were removed, and the user would stay signed in
+            stopped = self._runners.pop(name, None)
+            if stopped is not None:
+                await stopped.stop()
             detail = await revoke(file)
             removed = await asyncio.to_thread(file.remove)
-            if runner is not None:
-                await self._replace(name)
+            if stopped is not None:
+                self._start(stopped.config, previous=stopped)
         if not removed:
             detail = "it was not signed in"
         self._log(f"MCP server '{name}': signed out ({detail})")
