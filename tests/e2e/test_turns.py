@@ -103,6 +103,9 @@ async def test_cancel_request_stops_a_streaming_turn(editor: Editor, model: Fake
     with pytest.raises(JsonRpcRequestCancelled):
         await asyncio.wrap_future(future)
     assert await asyncio.to_thread(hold.abandoned.wait, 60)  # the stream was closed
+    # "cancelled" is answered at once; the turn then winds up (saves its transcript) and says it ended,
+    # as clients wait for before they send the session's next prompt
+    await editor.wait_for_chat(lambda e: e["kind"] == "turnEnd" and e["sessionId"] == "s1")
     follow = await editor.ask("again", session_id="s1")
     assert follow["text"] == "fresh"
 
