@@ -446,15 +446,9 @@ function M.show_permissions()
       notify(err, vim.log.levels.ERROR)
       return
     end
-    local buf = vim.fn.bufnr(PERMISSIONS_BUF)
-    if buf == -1 then
-      buf = api.nvim_create_buf(false, true)
-      api.nvim_buf_set_name(buf, PERMISSIONS_BUF)
-      vim.bo[buf].bufhidden = 'wipe'
-      vim.bo[buf].filetype = 'handrail-permissions'
-      vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, nowait = true, desc = 'handrail: close' })
-    end
-    require('handrail.scratch').show(buf, M.permissions_lines(result or {}, trusted))
+    local scratch = require('handrail.scratch')
+    local buf = scratch.buffer(PERMISSIONS_BUF, 'handrail-permissions')
+    scratch.show(buf, M.permissions_lines(result or {}, trusted))
   end)
 end
 

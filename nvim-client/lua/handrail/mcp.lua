@@ -582,17 +582,13 @@ function M.show_status()
     if err then
       return notify(err, vim.log.levels.ERROR)
     end
-    local buf = vim.fn.bufnr(STATUS_BUF)
-    if buf == -1 then
-      buf = api.nvim_create_buf(false, true)
-      api.nvim_buf_set_name(buf, STATUS_BUF)
-      vim.bo[buf].bufhidden = 'wipe'
-      vim.bo[buf].filetype = 'handrail-mcp'
+    local scratch = require('handrail.scratch')
+    local buf, made = scratch.buffer(STATUS_BUF, 'handrail-mcp')
+    if made then
       local c = protocol.command
       local function map(lhs, fn, desc)
         vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = 'handrail: ' .. desc })
       end
-      map('q', '<Cmd>close<CR>', 'close')
       map('<CR>', M.act_at_cursor, 'act on this MCP server')
       map('a', function() act_with(c.approveMcpServer) end, 'approve this MCP server')
       map('r', function() act_with(c.restartMcpServer) end, 'restart this MCP server')
@@ -602,7 +598,7 @@ function M.show_status()
     end
     local lines, at = M.status_lines(status)
     status_servers = at
-    require('handrail.scratch').show(buf, lines)
+    scratch.show(buf, lines)
   end)
 end
 

@@ -1,9 +1,27 @@
---- Read-only scratch buffers handrail shows (:HandrailPermissions, :HandrailMcp): set their lines and show them,
---- focusing the window that already shows one, else a new split at the bottom.
+--- Read-only scratch buffers handrail shows (:HandrailPermissions, :HandrailMcp): made once by name, their lines set
+--- and shown, focusing the window that already shows one, else a new split at the bottom.
 
 local api = vim.api
 
 local M = {}
+
+--- The scratch buffer named `name` (wiped when hidden, `q` closes its window), made when there is none.
+---@param name string
+---@param filetype string
+---@return integer buf
+---@return boolean made whether it was made just now (set its own mappings then)
+function M.buffer(name, filetype)
+  local buf = vim.fn.bufnr(name)
+  if buf ~= -1 then
+    return buf, false
+  end
+  buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].filetype = filetype
+  vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, nowait = true, desc = 'handrail: close' })
+  return buf, true
+end
 
 --- Replace `buf`'s lines (it stays unmodifiable and unmodified) and show it.
 ---@param buf integer
