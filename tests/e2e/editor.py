@@ -193,11 +193,18 @@ class Editor:
 
     async def ask(self, prompt: str, session_id: str | None = None) -> dict[str, Any]:
         """Run `handrail.ask` and return its result."""
+        return await self._asking("handrail.ask", prompt, session_id)
+
+    async def start_ask(self, prompt: str, session_id: str | None = None) -> dict[str, Any]:
+        """Run `handrail.startAsk` (answered at once, with the session) and return its result."""
+        return await self._asking("handrail.startAsk", prompt, session_id)
+
+    async def _asking(self, command: str, prompt: str, session_id: str | None) -> dict[str, Any]:
         argument: dict[str, Any] = {"prompt": prompt}
         if session_id:
             argument["sessionId"] = session_id
         result = await self.client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="handrail.ask", arguments=[argument])
+            types.ExecuteCommandParams(command=command, arguments=[argument])
         )
         assert isinstance(result, dict)
         return result

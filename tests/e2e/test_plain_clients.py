@@ -55,18 +55,6 @@ async def eglot(workspace: Path, model: FakeModel) -> AsyncIterator[Editor]:
     await editor.client.stop()
 
 
-async def start_ask(editor: Editor, prompt: str, session_id: str | None = None) -> dict[str, Any]:
-    """Run `handrail.startAsk` (answered at once) and return its result."""
-    argument: dict[str, Any] = {"prompt": prompt}
-    if session_id:
-        argument["sessionId"] = session_id
-    result = await editor.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="handrail.startAsk", arguments=[argument])
-    )
-    assert isinstance(result, dict)
-    return result
-
-
 def _warnings(editor: Editor, text: str) -> list[str]:
     return [m.message for m in editor.client.messages if text in m.message]
 
@@ -96,7 +84,7 @@ async def test_helix_results_discarded_the_turn_still_reports_through_notificati
     """Helix drops command results: a non-blocking ask reports the final text in window/showMessage and
     the turn's progress in $/progress."""
     model.add(Reply.of(Text("the answer is 42")))
-    started = await start_ask(helix, "what is it")
+    started = await helix.start_ask("what is it")
     assert set(started) == {"sessionId"}
     await helix.wait_for_message(lambda m: "the answer is 42" in m.message)
     ended = await helix.wait_for_chat(lambda e: e["kind"] == "turnEnd")
@@ -129,8 +117,8 @@ async def test_eglot_second_prompt_waits_for_the_first(
     for name in ("left", "right"):
         talk.script(f"make {name}", Reply.of(ToolUse("Bash", {"command": f"touch {name}.txt"})), Reply.of(Text("ok")))
     model.add(*talk.steps())
-    await start_ask(eglot, "make left")
-    await start_ask(eglot, "make right")
+    await eglot.start_ask("make left")
+    await eglot.start_ask("make right")
     # both calls have started (and so are about to be asked about) before the first prompt is answered
     await eglot.wait_for_chat(lambda e: e["kind"] == "toolStart" and "left" in e["summary"])
     await eglot.wait_for_chat(lambda e: e["kind"] == "toolStart" and "right" in e["summary"])
