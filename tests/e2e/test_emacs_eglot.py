@@ -34,8 +34,18 @@ SETSID = shutil.which("setsid")
 DRIVER = Path(__file__).with_name("emacs_driver.el")
 NOTES = "é ☕ 🐍\nalpha\nbeta\n"
 
+
+def _emacs_major() -> int:
+    if EMACS is None:
+        return 0
+    first = subprocess.run([EMACS, "--version"], capture_output=True, text=True, check=False).stdout.split("\n")[0]
+    version = first.rsplit(" ", 1)[-1]  # "GNU Emacs 30.1"
+    return int(version.split(".")[0]) if version[:1].isdigit() else 0
+
+
 pytestmark = pytest.mark.skipif(
-    EMACS is None or SETSID is None, reason="Emacs (Debian: emacs-nox from backports) or setsid is not installed"
+    _emacs_major() < 29 or SETSID is None,
+    reason="Emacs 29 or later (it has Eglot; Debian: emacs-nox from backports) or setsid is not installed",
 )
 
 
