@@ -213,6 +213,14 @@ class PermissionContext:
         return (*self.workspace_roots, *self.additional_directories)
 
     @property
+    def working_roots(self) -> Roots:
+        """`working_directories` as `Roots`, resolved once per context."""
+        found: Roots | None = self.__dict__.get("_working_roots")  # one lookup: every decision asks
+        if found is None:
+            found = self.__dict__["_working_roots"] = Roots.of(self.working_directories)
+        return found
+
+    @property
     def effective_cwd(self) -> Path:
         """The folder relative paths and `./x` rules are taken from."""
         if self.cwd is not None:

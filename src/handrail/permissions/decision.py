@@ -78,6 +78,9 @@ class PermissionCheck:
     touches: tuple[Touch, ...] = ()
 
 
+PASSTHROUGH = PermissionCheck()  # the opinion of a tool that leaves its calls to the pipeline (checks never change)
+
+
 @dataclass(frozen=True)
 class PermissionDecision:
     """The pipeline's verdict on one tool call."""

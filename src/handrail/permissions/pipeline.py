@@ -104,10 +104,6 @@ def _rule_reason(behavior: RuleBehavior, rule: PermissionRule) -> DecisionReason
     return DecisionReason("rule", f"{_RULE_WORDS[behavior]} the rule {_rule_text(rule)}", str(rule))
 
 
-def _rule_decision(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
-    return PermissionDecision(behavior, _rule_reason(behavior, rule))
-
-
 PathRuleMet = tuple[RuleBehavior, PermissionRule] | None  # the path rule a file tool's call meets first
 
 
@@ -398,125 +394,153 @@ def _touch_suggestions(
 # ---------------------------------------------------------------------------- the steps
 
 
+# what a step found: the behavior, with the rule that decided it or the reason (dressed by `_decide`)
+Finding = tuple[RuleBehavior, PermissionRule | DecisionReason]
+
+
 def _decide(facts: CallFacts, check: PermissionCheck, context: PermissionContext) -> PermissionDecision:
     cwd = context.effective_cwd
+    forms, targets = _forms(facts, cwd)  # resolved once per decision
+    working = context.working_roots
+    behavior, found = _find(facts, check, context, cwd=cwd, forms=forms, targets=targets, working=working)
+    if (
+        behavior != "ask"
+        and check.diff is None
+        and not check.suggestions
+        and (isinstance(found, PermissionRule) or found is _READ_INSIDE)
+    ):
+        # the same verdict every time for this rule: built once per context (reasons naming paths are not kept)
+        return context.cached((behavior, found), lambda: PermissionDecision(behavior, _reason(behavior, found)))
+    reason = _reason(behavior, found)
+    if behavior != "ask":
+        return PermissionDecision(behavior, reason, check.diff, check.suggestions)
+    suggestions = _ask_suggestions(reason, facts, check, context, cwd=cwd, targets=targets, working=working)
+    return PermissionDecision(behavior, reason, check.diff, suggestions)
+
+
+def _reason(behavior: RuleBehavior, found: PermissionRule | DecisionReason) -> DecisionReason:
+    return _rule_reason(behavior, found) if isinstance(found, PermissionRule) else found
+
+
+def _ask_suggestions(
+    reason: DecisionReason,
+    facts: CallFacts,
+    check: PermissionCheck,
+    context: PermissionContext,
+    *,
+    cwd: Path,
+    targets: Forms,
+    working: Roots,
+) -> tuple[str, ...]:
+    """The rules an "always allow" answer to an ask would add (empty when none is safe to offer)."""
+    touches = check.touches
+    if reason.type == "safety_check":
+        # only rules the tool itself names as settling it (WebFetch's domain rule); a command's rules never do
+        return () if touches else check.suggestions
+    if not touches:
+        return check.suggestions or _suggestions(facts, cwd, targets)
+    if check.behavior == "ask" and not check.suggestions:
+        return ()  # a part of the command no rule can be offered for
+    extra = _touch_suggestions(context, touches, working, cwd)
+    return () if extra is None else (*check.suggestions, *extra)
+
+
+def _find(
+    facts: CallFacts,
+    check: PermissionCheck,
+    context: PermissionContext,
+    *,
+    cwd: Path,
+    forms: Forms,
+    targets: Forms,
+    working: Roots,
+) -> Finding:
+    """The steps, in order: the first that decides gives the behavior and its rule or reason."""
     tool = facts.tool_name
     aliases = facts.aliases
-    forms, targets = _forms(facts, cwd)  # resolved once per decision
     touches = check.touches
-    working = context.roots("working", lambda: context.working_directories)
     rules = context.tool_rules(tool, aliases, cwd)
-
-    def verdict(behavior: RuleBehavior, reason: DecisionReason) -> PermissionDecision:
-        if behavior != "ask":
-            if check.diff is None and not check.suggestions:  # the same verdict every time: build it once
-                return context.cached(("verdict", behavior, reason), lambda: PermissionDecision(behavior, reason))
-            return PermissionDecision(behavior, reason, check.diff, check.suggestions)
-        return PermissionDecision(behavior, reason, check.diff, suggestions(reason))
-
-    def suggestions(reason: DecisionReason) -> tuple[str, ...]:
-        if reason.type == "safety_check":
-            # only rules the tool itself names as settling it (WebFetch's domain rule); a command's rules never do
-            return () if touches else check.suggestions
-        if not touches:
-            return check.suggestions or _suggestions(facts, cwd, targets)
-        if check.behavior == "ask" and not check.suggestions:
-            return ()  # a part of the command no rule can be offered for
-        extra = _touch_suggestions(context, touches, working, cwd)
-        return () if extra is None else (*check.suggestions, *extra)
-
-    def by_rule(behavior: RuleBehavior, rule: PermissionRule) -> PermissionDecision:
-        if behavior != "ask" and check.diff is None and not check.suggestions:  # as `verdict`, in one lookup
-            return context.cached(("rule", behavior, rule), lambda: _rule_decision(behavior, rule))
-        return verdict(behavior, _rule_reason(behavior, rule))
-
     # 1-2: tool-wide rules
     if rules.deny_wide is not None:
-        return by_rule("deny", rules.deny_wide)
+        return "deny", rules.deny_wide
     if rules.ask_wide is not None:
-        return by_rule("ask", rules.ask_wide)
+        return "ask", rules.ask_wide
     # 3: the tool's own deny
     if check.behavior == "deny":
-        return verdict("deny", DecisionReason("tool", check.message or f"{tool} refused this call"))
+        return "deny", DecisionReason("tool", check.message or f"{tool} refused this call")
     # 4: content-specific rules, and the rules of the paths the call touches
     met = rules.first_path_rule(targets) if tool in FILE_TOOLS else None
     if (rule := _content_match(context, "deny", facts, cwd, met)) is not None:
-        return by_rule("deny", rule)
+        return "deny", rule
     if touches and (hit := _touch_rule(context, "deny", touches, cwd)) is not None:
-        return verdict("deny", _touch_reason("deny", *hit))
+        return "deny", _touch_reason("deny", *hit)
     if (rule := _content_match(context, "ask", facts, cwd, met)) is not None:
-        return by_rule("ask", rule)
+        return "ask", rule
     if touches and (hit := _touch_rule(context, "ask", touches, cwd)) is not None:
-        return verdict("ask", _touch_reason("ask", *hit))
+        return "ask", _touch_reason("ask", *hit)
     if touches and (reason := _search_problem(context, touches, cwd)) is not None:
-        return verdict("ask", reason)
+        return "ask", reason
     # 5: safety checks
     if check.behavior == "ask" and check.safety:
-        return verdict("ask", DecisionReason("safety_check", check.message or f"{tool} flagged this call"))
+        return "ask", DecisionReason("safety_check", check.message or f"{tool} flagged this call")
     reading = _reads(touches) if touches else (forms if facts.read_only else ())
     if reading and (secret := _sensitive(reading)) is not None:
-        return verdict(
-            "ask", DecisionReason("safety_check", f"{secret} holds a process's memory or environment (secrets)")
-        )
+        return "ask", DecisionReason("safety_check", f"{secret} holds a process's memory or environment (secrets)")
     writes = not facts.read_only and bool(forms)
     if writes:
         for path_forms in forms:
             problem = _protected_problem(context, path_forms, tool=tool, aliases=aliases, cwd=cwd, named=False)
             if problem is not None:
-                return verdict("ask", DecisionReason("safety_check", problem))
+                return "ask", DecisionReason("safety_check", problem)
         outside = [f[-1] for f in forms if not working.contain_both(f[0], f[-1])]
         if outside and _content_match(context, "allow", facts, cwd, met) is None:
             names = ", ".join(outside)
-            return verdict("ask", DecisionReason("working_dir", f"{names} is outside the working directories"))
+            return "ask", DecisionReason("working_dir", f"{names} is outside the working directories")
     for touch in touches:
         if touch.kind != "write":
             continue
         problem = _protected_problem(context, touch.forms, tool="Edit", aliases=(), cwd=cwd, named=touch.named)
         if problem is not None:
-            return verdict("ask", DecisionReason("safety_check", problem))
+            return "ask", DecisionReason("safety_check", problem)
     if touches and (outside := _outside_writes(context, touches, working, cwd)):
-        return verdict(
-            "ask", DecisionReason("working_dir", f"it writes {', '.join(outside)}, outside the working directories")
-        )
+        return "ask", DecisionReason("working_dir", f"it writes {', '.join(outside)}, outside the working directories")
     # 6: the mode
     if context.mode == "plan" and not facts.read_only:
-        return verdict(
-            "deny", DecisionReason("mode", "plan mode: only read-only tools may run until the plan is approved")
-        )
+        return "deny", DecisionReason("mode", "plan mode: only read-only tools may run until the plan is approved")
     if context.mode == "bypassPermissions" and not context.bypass_disabled:
-        return verdict("allow", DecisionReason("mode", "bypassPermissions mode allows every call"))
+        return "allow", DecisionReason("mode", "bypassPermissions mode allows every call")
     if touches and (reached := _outside_reads(context, touches, working, cwd)):
         names = ", ".join(dict.fromkeys(path for _, path in reached))
-        return verdict("ask", DecisionReason("outside_workspace", f"it reads {names}, outside the working directories"))
+        return "ask", DecisionReason("outside_workspace", f"it reads {names}, outside the working directories")
     if context.mode == "acceptEdits" and (
         (tool in EDIT_TOOLS and writes) or (check.behavior == "allow" and any(t.kind == "write" for t in touches))
     ):
-        return verdict("allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories"))
+        return "allow", DecisionReason("mode", "acceptEdits mode allows file edits in the working directories")
     # 7: the tool's own ask (a tool-wide allow rule overrides it)
     if check.behavior == "ask":
         if rules.allow_wide is not None:
-            return by_rule("allow", rules.allow_wide)
-        return verdict("ask", DecisionReason("tool", check.message or f"{tool} asks for approval"))
+            return "allow", rules.allow_wide
+        return "ask", DecisionReason("tool", check.message or f"{tool} asks for approval")
     unapproved = _unapproved_writes(context, touches, cwd) if touches else []
     # 8: allow rules
     if allowed := _allowed_by_rules(context, facts, cwd, rules, met):
         if unapproved and allowed[0].specifier is not None:
-            return verdict("ask", _writes_reason(unapproved, f"the rule {_rule_text(allowed[0])} allows the command"))
+            return "ask", _writes_reason(unapproved, f"the rule {_rule_text(allowed[0])} allows the command")
         if len(allowed) == 1:
-            return by_rule("allow", allowed[0])
+            return "allow", allowed[0]
         names = ", ".join(_rule_text(r) for r in allowed)
-        return verdict("allow", DecisionReason("rule", f"every part is allowed by the rules {names}", str(allowed[0])))
+        return "allow", DecisionReason("rule", f"every part is allowed by the rules {names}", str(allowed[0]))
     # 9: the tool's own allow
     if check.behavior == "allow":
         if unapproved:
-            return verdict("ask", _writes_reason(unapproved, check.message or f"{tool} allows the command"))
-        return verdict("allow", DecisionReason("tool", check.message or f"{tool} allows this call"))
+            return "ask", _writes_reason(unapproved, check.message or f"{tool} allows the command")
+        return "allow", DecisionReason("tool", check.message or f"{tool} allows this call")
     # 10-11: read-only inside the working directories, else ask
     if facts.read_only:
         if all(working.contain_both(f[0], f[-1]) for f in forms):
-            return verdict("allow", _READ_INSIDE)
-        return verdict("ask", _READ_OUTSIDE)
-    return verdict("ask", _CHANGES)
+            return "allow", _READ_INSIDE
+        return "ask", _READ_OUTSIDE
+    return "ask", _CHANGES
 
 
 def _writes_reason(unapproved: list[Touch], allowed: str) -> DecisionReason:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handrail.permissions.context import PermissionContext
-from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.decision import PASSTHROUGH, PermissionCheck
 from handrail.permissions.file_rules import FileRules, call_candidates
 from handrail.permissions.paths import Roots
 from handrail.permissions.rules import PermissionRule
@@ -42,7 +42,7 @@ class ReadScope:
         return cls(
             context.file_rules("deny", tool_name, cwd),
             cwd,
-            context.roots("working", lambda: context.working_directories),
+            context.working_roots,
         )
 
     @property
@@ -77,7 +77,7 @@ class ReadScope:
         """The tool's own verdict on a search rooted at `root`: denied when the rules cover all of it."""
         rule = self.denial_of_everything_in(root)
         if rule is None:
-            return PermissionCheck("passthrough")
+            return PASSTHROUGH
         return PermissionCheck(
             "deny", f"{tool_name} cannot search {root}: the rule {rule} ({rule.source}) denies reading what is in it"
         )

@@ -16,7 +16,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.decision import PASSTHROUGH, PermissionCheck
 from handrail.tools.context import ToolUseContext
 from handrail.tools.messages import Message, ToolResultBlock
 
@@ -67,7 +67,7 @@ async def _valid(_: Any, __: ToolUseContext) -> ValidationResult:
 
 
 async def _passthrough(_: Any, __: ToolUseContext) -> PermissionCheck:
-    return PermissionCheck("passthrough")
+    return PASSTHROUGH
 
 
 def _always_enabled() -> bool:

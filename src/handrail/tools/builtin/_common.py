@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from handrail.fileio import link_count
-from handrail.permissions.decision import PermissionCheck
+from handrail.permissions.decision import PASSTHROUGH, PermissionCheck
 from handrail.permissions.paths import resolve
 from handrail.tools.context import ToolUseContext
 from handrail.tools.editor_diagnostics import write_diagnostics_note
@@ -237,7 +237,7 @@ def diff_check(
         try:
             planned = await plan(value, ctx)
         except ToolError:
-            return PermissionCheck("passthrough")
+            return PASSTHROUGH
         diff = plan_diff(planned, ctx.options.cwd)
         links = await asyncio.to_thread(link_count, planned.path) if planned.base is not None else 0
         if links > 1:  # the write keeps them shared (in place), so it changes files the rules cannot see

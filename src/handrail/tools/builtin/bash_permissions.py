@@ -79,7 +79,7 @@ def _unsafe_repositories(verdict: BashVerdict, context: PermissionContext) -> li
     """Why the repositories the line's git commands use would make git run programs (empty when they would not)."""
     if not verdict.git:
         return []
-    working = context.roots("working", lambda: context.working_directories)
+    working = context.working_roots
     found: list[str] = []
     for use in verdict.git:
         repository = inspect_repository(
