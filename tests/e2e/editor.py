@@ -29,18 +29,18 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
 from handrail.lsp.lsp_values import to_plain
+from tests.warm_server import WARM_START
 
 WORKSPACE_ALWAYS = "Always allow … in this workspace"  # an answer that picks the workspace-wide "always"
 
 
-def handrail_command() -> list[str]:
-    """`handrail lsp`, from the same environment as the tests."""
+def handrail_command(*, warm: bool = True) -> list[str]:
+    """`handrail lsp`, from the same environment as the tests; under pytest started from the session's warm
+    process (tests/warm_server.py) unless `warm` is False or the test is marked `cold_server`."""
     script = Path(sys.executable).parent / "handrail"
-    if script.exists():
-        return [str(script), "lsp"]
-    found = shutil.which("handrail")
+    found = str(script) if script.exists() else shutil.which("handrail")
     assert found, "the handrail console script is not installed (pip install -e .)"
-    return [found, "lsp"]
+    return WARM_START.command([found, "lsp"]) if warm else [found, "lsp"]
 
 
 @dataclass

@@ -1,0 +1,409 @@
+"""Test servers started from a warm process: the real `handrail lsp`, without its seconds of imports.
+
+Why: hundreds of tests start `handrail lsp`, and each spent about 3 s importing before its first turn
+could run: lsprotocol and pygls at start, then the model SDK (anthropic, aiohttp) in the warm-up after
+`initialized`. Those are third-party modules, the same in every server.
+
+How: one process per pytest session (the zygote, `serve`) imports them once, never handrail's own
+modules (they may read the environment at import), and listens on a unix socket. The command a test
+runs for a server is a small launcher (`launch`, `python -I -S`, standard library only) that hands its
+stdin, stdout and stderr over that socket (SCM_RIGHTS) with its argv, environment, folder and umask.
+The zygote forks; the child makes those its fds 0/1/2, takes the environment, folder and umask, resets
+its signal handlers and runs the `handrail` console script's entry point: the test talks to the real
+`handrail lsp` over its own pipes, no byte passes through the launcher. The launcher then lets go of
+the pipes (so the test sees the server's output end), forwards SIGTERM/SIGINT/SIGHUP to the server and
+exits as the server did (a signal's death by the same signal); if the launcher dies, the zygote kills
+its server. A launcher that cannot use the zygote runs the real command instead and notes it in
+`fallbacks.log`, which the session's summary reports, so a broken zygote only slows the tests.
+
+What differs from a cold start: the server's pid is not the launcher's (tests that look at the server's
+own process, its children or /proc are marked `cold_server` and get the real command), its parent is
+the zygote, the preloaded modules are there before `initialize`, and all servers share the zygote's
+hash seed. HANDRAIL_TEST_COLD=1 turns the warm start off; outside pytest (the benchmarks of
+tests/bench) it is never on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+# The third-party modules a server and its first turn import; handrail's own come after the fork.
+PRELOAD = (
+    "lsprotocol.types",
+    "pygls.lsp.server",
+    "pygls.workspace",
+    "cattrs",
+    "pydantic",
+    "anthropic",
+    "anthropic.types",
+    "aiohttp",
+    "httpx2",
+    "mcp",
+    "jsonschema",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "watchdog.observers",
+    "markdownify",
+    "pypdf",
+    "PIL.Image",
+)
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+HANDSHAKE_SECONDS = 30.0  # a zygote that takes longer to start a server is treated as gone
+HEADER = struct.Struct(">I")
+
+
+# ---- the launcher: the command pytest-lsp runs ------------------------------------------------------
+
+
+def launch(socket_path: str, argv: list[str]) -> None:
+    """Run `argv` (the real `handrail lsp` command) in a child of the zygote, as if this process ran it."""
+    request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "umask": _umask()}).encode()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(HANDSHAKE_SECONDS)
+        sock.connect(socket_path)
+        message = HEADER.pack(len(request)) + request
+        sent = socket.send_fds(sock, [message], [0, 1, 2])
+        sock.sendall(message[sent:])
+        replies = sock.makefile("rb")
+        started = replies.readline()
+        if not started.startswith(b"pid "):
+            raise OSError(f"the zygote answered {started!r}")
+    except OSError as exc:
+        _fall_back(socket_path, argv, f"{type(exc).__name__}: {exc}")
+    sock.settimeout(None)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the server holds the pipes now; the test must see its end, not ours
+        os.dup2(null, fd)
+    os.close(null)
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):  # the zygote is gone: the readline below finds out
+            sock.send(bytes([signum]))
+
+    for signum in FORWARDED:
+        signal.signal(signum, forward)
+    ended = replies.readline()
+    if not ended.startswith(b"exit "):  # the zygote is gone; it killed the server on its way out
+        _note(socket_path, f"launcher {os.getpid()}: the zygote went away while the server ran ({ended!r})")
+        os._exit(1)
+    code = int(ended.split()[1])
+    if code < 0:
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+        code = 128 - code
+    os._exit(code)
+
+
+def _umask() -> int:
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def _fall_back(socket_path: str, argv: list[str], why: str) -> NoReturn:
+    _note(socket_path, f"launcher {os.getpid()}: ran the real command ({why})")
+    os.execv(argv[0], argv)
+
+
+def _note(socket_path: str, line: str) -> None:
+    with contextlib.suppress(OSError), open(Path(socket_path).with_name("fallbacks.log"), "a") as log:
+        log.write(line + "\n")
+
+
+# ---- the zygote ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Server:
+    pid: int
+    pidfd: int
+    conn: socket.socket | None
+
+
+@dataclass
+class _Request:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    umask: int
+    fds: list[int]
+
+
+@dataclass
+class _Zygote:
+    listener: socket.socket
+    control: int  # pytest's end of this pipe closes when the session ends (or pytest dies)
+    selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
+    servers: dict[int, _Server] = field(default_factory=dict)  # by pid
+
+    def serve(self) -> _Request:
+        """Start servers until the session ends; returns only in a forked child, with its request."""
+        self.selector.register(self.listener, selectors.EVENT_READ)
+        self.selector.register(self.control, selectors.EVENT_READ)
+        while True:
+            for key, _ in self.selector.select():
+                if key.fileobj is self.listener:
+                    request = self._start_server()
+                    if request is not None:
+                        return request
+                elif key.fileobj == self.control:
+                    if not os.read(self.control, 512):
+                        self._end()
+                elif isinstance(key.data, _Server) and key.data.pid in self.servers:  # not ended in this batch
+                    if key.fileobj is key.data.conn:
+                        self._from_launcher(key.data)
+                    else:
+                        self._ended(key.data)
+
+    def _start_server(self) -> _Request | None:
+        conn, _ = self.listener.accept()
+        try:
+            request = _receive(conn)
+        except (OSError, ValueError) as exc:
+            print(f"zygote: a bad request: {exc!r}", file=sys.stderr, flush=True)
+            conn.close()
+            return None
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            self._leave(conn)
+            return request
+        for fd in request.fds:  # only the server holds the pipes now
+            os.close(fd)
+        server = _Server(pid, os.pidfd_open(pid), conn)
+        self.servers[pid] = server
+        conn.sendall(b"pid %d\n" % pid)
+        self.selector.register(conn, selectors.EVENT_READ, server)
+        self.selector.register(server.pidfd, selectors.EVENT_READ, server)
+        return None
+
+    def _from_launcher(self, server: _Server) -> None:
+        assert server.conn is not None
+        try:
+            signals = server.conn.recv(64)
+        except OSError:
+            signals = b""
+        if not signals:  # the launcher is gone (killed, say): so is its server
+            self.selector.unregister(server.conn)
+            server.conn.close()
+            server.conn = None
+            signals = bytes([signal.SIGKILL])
+        for signum in signals:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(server.pidfd, signum)
+
+    def _ended(self, server: _Server) -> None:
+        _, status = os.waitpid(server.pid, 0)
+        self.selector.unregister(server.pidfd)
+        os.close(server.pidfd)
+        del self.servers[server.pid]
+        if server.conn is not None:
+            with contextlib.suppress(OSError):
+                server.conn.sendall(b"exit %d\n" % os.waitstatus_to_exitcode(status))
+            self.selector.unregister(server.conn)
+            server.conn.close()
+
+    def _end(self) -> None:
+        for server in self.servers.values():
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(server.pidfd, signal.SIGKILL)
+        for server in list(self.servers.values()):
+            os.waitpid(server.pid, 0)
+        sys.exit(0)
+
+    def _leave(self, conn: socket.socket) -> None:
+        """In the child: let go of everything that is the zygote's."""
+        self.selector.close()
+        self.listener.close()
+        conn.close()
+        for server in self.servers.values():
+            os.close(server.pidfd)
+            if server.conn is not None:
+                server.conn.close()
+
+
+def _receive(conn: socket.socket) -> _Request:
+    conn.settimeout(HANDSHAKE_SECONDS)
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    if len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        raise ValueError(f"{len(fds)} file descriptors instead of 3")
+    while len(data) < HEADER.size or len(data) < HEADER.size + HEADER.unpack_from(data)[0]:
+        more = conn.recv(1 << 16)
+        if not more:
+            raise ValueError("the request ended early")
+        data += more
+    conn.settimeout(None)
+    fields: dict[str, Any] = json.loads(data[HEADER.size:])
+    return _Request(argv=fields["argv"], env=fields["env"], cwd=fields["cwd"], umask=fields["umask"], fds=fds)
+
+
+def _become_server(request: _Request) -> None:
+    """In the child: take the launcher's pipes, environment, folder and umask, and run `handrail`."""
+    for target, fd in enumerate(request.fds):
+        os.dup2(fd, target)
+    for fd in request.fds:
+        os.close(fd)
+    os.environ.clear()
+    os.environ.update(request.env)
+    os.chdir(request.cwd)
+    os.umask(request.umask)
+    for signum in signal.valid_signals():  # as a fresh interpreter has them
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(signum, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    import random
+
+    random.seed()
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="handrail")
+    sys.argv = request.argv
+    sys.exit(script.load()())
+
+
+def _zygote_main(socket_path: str, script_dir: str) -> None:
+    sys.path[0] = script_dir  # as for the console script: its own folder, not tests/
+    import importlib
+    import threading
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            print(f"zygote: not preloaded: {exc}", file=sys.stderr, flush=True)
+    import anthropic
+
+    anthropic.DefaultAioHttpClient  # noqa: B018  (the SDK's aiohttp transport, imported on first use)
+    if threading.active_count() != 1:  # forking would copy a thread's state without the thread
+        sys.exit(f"zygote: {threading.active_count()} threads after the imports; not forking")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path)
+    listener.listen(64)
+    zygote = _Zygote(listener, control=0)
+    os.write(1, b"ready\n")
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    _become_server(zygote.serve())
+
+
+# ---- the pytest side -----------------------------------------------------------------------------------
+
+
+@dataclass
+class WarmStart:
+    """The session's zygote, started on the first server start; `command` is what a test runs."""
+
+    enabled: bool = False  # set by the session fixture (tests/conftest.py)
+    cold_reason: str | None = None  # the running test's `cold_server` reason
+    folder: Path | None = None
+    process: subprocess.Popen[bytes] | None = None
+    failure: str | None = None
+    ready_after: float | None = None  # seconds from starting the zygote to its socket listening
+    warm: int = 0
+    cold: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+
+    def command(self, real: list[str]) -> list[str]:
+        """`real` (the `handrail lsp` command), through the launcher when the warm start is on."""
+        if not self.enabled:
+            return real
+        if self.cold_reason is not None:
+            self.cold += 1
+            return real
+        if self.process is None and self.failure is None:
+            self._start(Path(real[0]).parent)
+        if self.failure is not None or self.folder is None:
+            self.cold += 1
+            return real
+        self.warm += 1
+        return [sys.executable, "-I", "-S", __file__, "launch", str(self.folder / "socket"), *real]
+
+    @contextlib.contextmanager
+    def cold_for(self, reason: str | None) -> Iterator[None]:
+        """Servers started meanwhile get the real command when `reason` is given (a test's `cold_server`)."""
+        self.cold_reason = reason
+        try:
+            yield
+        finally:
+            self.cold_reason = None
+
+    def _start(self, script_dir: Path) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="handrail-warm-"))
+        log = open(self.folder / "zygote.log", "wb")  # noqa: SIM115  (the zygote's stderr, for the summary)
+        with log:
+            self.process = subprocess.Popen(
+                [sys.executable, __file__, "serve", str(self.folder / "socket"), str(script_dir)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.folder,
+                start_new_session=True,  # a Ctrl-C reaches the launchers, which pass it on, not the zygote
+            )
+        assert self.process.stdout is not None
+        started = time.perf_counter()
+        ready = self.process.stdout.readline()  # written once the socket listens
+        self.process.stdout.close()
+        if ready != b"ready\n":
+            self.failure = f"the zygote did not start: {self._log_tail()}"
+        self.ready_after = time.perf_counter() - started
+
+    def stop(self) -> None:
+        """End the zygote (it kills any server still running) and keep what the summary reports."""
+        if self.process is not None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            if self.process.returncode != 0 and self.failure is None:
+                self.failure = f"the zygote ended with {self.process.returncode}: {self._log_tail()}"
+        if self.folder is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.fallbacks = (self.folder / "fallbacks.log").read_text().splitlines()
+            for child in self.folder.iterdir():
+                child.unlink()
+            self.folder.rmdir()
+        self.process = self.folder = None
+
+    def summary(self) -> tuple[list[str], bool]:
+        """Lines for the session's summary, and whether they report a problem."""
+        lines = [f"{self.warm} servers from the zygote, {self.cold} with the real command (cold_server marks)"]
+        if self.ready_after is not None:
+            lines.append(f"the zygote was ready {self.ready_after:.1f} s after it started")
+        if self.failure:
+            lines.append(f"NO WARM START: {self.failure}")
+        if self.fallbacks:
+            lines.append(f"{len(self.fallbacks)} launchers FELL BACK to the real command:")
+            lines.extend(self.fallbacks[:20])
+        return lines, bool(self.failure or self.fallbacks)
+
+    def _log_tail(self) -> str:
+        assert self.folder is not None
+        return (self.folder / "zygote.log").read_text(errors="replace")[-2000:] or "(no output)"
+
+
+WARM_START = WarmStart()
+
+if __name__ == "__main__":
+    if sys.argv[1] == "launch":
+        launch(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "serve":
+        _zygote_main(sys.argv[2], sys.argv[3])
