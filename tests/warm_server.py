@@ -25,21 +25,21 @@ tests/bench) it is never on.
 
 from __future__ import annotations
 
+# Only what the launcher needs is imported here (it starts for every server, so it starts quickly);
+# the zygote and the pytest side import the rest where they use it.
 import contextlib
-import json
+import marshal
 import os
-import selectors
 import signal
 import socket
-import struct
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    import selectors
+    import subprocess
+    from collections.abc import Iterator
+    from pathlib import Path
 
 # The third-party modules a server and its first turn import; handrail's own come after the fork.
 PRELOAD = (
@@ -63,7 +63,6 @@ PRELOAD = (
 )
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 HANDSHAKE_SECONDS = 30.0  # a zygote that takes longer to start a server is treated as gone
-HEADER = struct.Struct(">I")
 
 
 # ---- the launcher: the command pytest-lsp runs ------------------------------------------------------
@@ -71,12 +70,12 @@ HEADER = struct.Struct(">I")
 
 def launch(socket_path: str, argv: list[str]) -> None:
     """Run `argv` (the real `handrail lsp` command) in a child of the zygote, as if this process ran it."""
-    request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "umask": _umask()}).encode()
+    request = marshal.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "umask": _umask()})
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
         sock.connect(socket_path)
-        message = HEADER.pack(len(request)) + request
+        message = len(request).to_bytes(4, "big") + request
         sent = socket.send_fds(sock, [message], [0, 1, 2])
         sock.sendall(message[sent:])
         replies = sock.makefile("rb")
@@ -90,6 +89,7 @@ def launch(socket_path: str, argv: list[str]) -> None:
     for fd in (0, 1, 2):  # the server holds the pipes now; the test must see its end, not ours
         os.dup2(null, fd)
     os.close(null)
+
     def forward(signum: int, _frame: object) -> None:
         with contextlib.suppress(OSError):  # the zygote is gone: the readline below finds out
             sock.send(bytes([signum]))
@@ -120,40 +120,46 @@ def _fall_back(socket_path: str, argv: list[str], why: str) -> NoReturn:
 
 
 def _note(socket_path: str, line: str) -> None:
-    with contextlib.suppress(OSError), open(Path(socket_path).with_name("fallbacks.log"), "a") as log:
+    with contextlib.suppress(OSError), open(os.path.join(os.path.dirname(socket_path), "fallbacks.log"), "a") as log:
         log.write(line + "\n")
 
 
 # ---- the zygote ----------------------------------------------------------------------------------------
 
 
-@dataclass
 class _Server:
-    pid: int
-    pidfd: int
-    conn: socket.socket | None
+    def __init__(self, pid: int, conn: socket.socket) -> None:
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)  # readable once it ended; signals it and nothing else
+        self.conn: socket.socket | None = conn  # to its launcher
+
+    def signal(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError):  # ended, not yet reaped
+            signal.pidfd_send_signal(self.pidfd, signum)
 
 
-@dataclass
 class _Request:
-    argv: list[str]
-    env: dict[str, str]
-    cwd: str
-    umask: int
-    fds: list[int]
+    def __init__(self, fields: dict[str, object], fds: list[int]) -> None:
+        self.argv = [str(arg) for arg in fields["argv"]]  # type: ignore[attr-defined]
+        self.env = {str(k): str(v) for k, v in fields["env"].items()}  # type: ignore[attr-defined]
+        self.cwd = str(fields["cwd"])
+        self.umask = int(fields["umask"])  # type: ignore[call-overload]
+        self.fds = fds
 
 
-@dataclass
 class _Zygote:
-    listener: socket.socket
-    control: int  # pytest's end of this pipe closes when the session ends (or pytest dies)
-    selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
-    servers: dict[int, _Server] = field(default_factory=dict)  # by pid
+    def __init__(self, listener: socket.socket, control: int) -> None:
+        import selectors
+
+        self.listener = listener
+        self.control = control  # pytest's end of this pipe closes when the session ends (or pytest dies)
+        self.selector: selectors.BaseSelector = selectors.DefaultSelector()
+        self.servers: dict[int, _Server] = {}  # by pid
 
     def serve(self) -> _Request:
         """Start servers until the session ends; returns only in a forked child, with its request."""
-        self.selector.register(self.listener, selectors.EVENT_READ)
-        self.selector.register(self.control, selectors.EVENT_READ)
+        self._watch(self.listener)
+        self._watch(self.control)
         while True:
             for key, _ in self.selector.select():
                 if key.fileobj is self.listener:
@@ -184,12 +190,17 @@ class _Zygote:
             return request
         for fd in request.fds:  # only the server holds the pipes now
             os.close(fd)
-        server = _Server(pid, os.pidfd_open(pid), conn)
+        server = _Server(pid, conn)
         self.servers[pid] = server
         conn.sendall(b"pid %d\n" % pid)
-        self.selector.register(conn, selectors.EVENT_READ, server)
-        self.selector.register(server.pidfd, selectors.EVENT_READ, server)
+        self._watch(conn, server)
+        self._watch(server.pidfd, server)
         return None
+
+    def _watch(self, source: socket.socket | int, server: _Server | None = None) -> None:
+        from selectors import EVENT_READ
+
+        self.selector.register(source, EVENT_READ, server)
 
     def _from_launcher(self, server: _Server) -> None:
         assert server.conn is not None
@@ -203,8 +214,7 @@ class _Zygote:
             server.conn = None
             signals = bytes([signal.SIGKILL])
         for signum in signals:
-            with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(server.pidfd, signum)
+            server.signal(signum)
 
     def _ended(self, server: _Server) -> None:
         _, status = os.waitpid(server.pid, 0)
@@ -212,15 +222,14 @@ class _Zygote:
         os.close(server.pidfd)
         del self.servers[server.pid]
         if server.conn is not None:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # the launcher is gone as well
                 server.conn.sendall(b"exit %d\n" % os.waitstatus_to_exitcode(status))
             self.selector.unregister(server.conn)
             server.conn.close()
 
     def _end(self) -> None:
         for server in self.servers.values():
-            with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(server.pidfd, signal.SIGKILL)
+            server.signal(signal.SIGKILL)
         for server in list(self.servers.values()):
             os.waitpid(server.pid, 0)
         sys.exit(0)
@@ -243,14 +252,13 @@ def _receive(conn: socket.socket) -> _Request:
         for fd in fds:
             os.close(fd)
         raise ValueError(f"{len(fds)} file descriptors instead of 3")
-    while len(data) < HEADER.size or len(data) < HEADER.size + HEADER.unpack_from(data)[0]:
+    while len(data) < 4 or len(data) < 4 + int.from_bytes(data[:4], "big"):
         more = conn.recv(1 << 16)
         if not more:
             raise ValueError("the request ended early")
         data += more
     conn.settimeout(None)
-    fields: dict[str, Any] = json.loads(data[HEADER.size:])
-    return _Request(argv=fields["argv"], env=fields["env"], cwd=fields["cwd"], umask=fields["umask"], fds=fds)
+    return _Request(marshal.loads(data[4:]), fds)
 
 
 def _become_server(request: _Request) -> None:
@@ -263,8 +271,8 @@ def _become_server(request: _Request) -> None:
     os.environ.update(request.env)
     os.chdir(request.cwd)
     os.umask(request.umask)
-    for signum in signal.valid_signals():  # as a fresh interpreter has them
-        with contextlib.suppress(OSError, ValueError):
+    for signum in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}:  # as a fresh interpreter has them
+        with contextlib.suppress(OSError, ValueError):  # those Python may not set
             signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
@@ -308,30 +316,27 @@ def _zygote_main(socket_path: str, script_dir: str) -> None:
 # ---- the pytest side -----------------------------------------------------------------------------------
 
 
-@dataclass
 class WarmStart:
     """The session's zygote, started on the first server start; `command` is what a test runs."""
 
-    enabled: bool = False  # set by the session fixture (tests/conftest.py)
-    cold_reason: str | None = None  # the running test's `cold_server` reason
-    folder: Path | None = None
-    process: subprocess.Popen[bytes] | None = None
-    failure: str | None = None
-    ready_after: float | None = None  # seconds from starting the zygote to its socket listening
-    warm: int = 0
-    cold: int = 0
-    fallbacks: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.enabled = False  # set by the session fixture (tests/conftest.py)
+        self.cold_reason: str | None = None  # the running test's `cold_server` reason
+        self.folder: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.failure: str | None = None
+        self.ready_after: float | None = None  # seconds from starting the zygote to its socket listening
+        self.warm = 0
+        self.cold = 0
+        self.fallbacks: list[str] = []
 
     def command(self, real: list[str]) -> list[str]:
         """`real` (the `handrail lsp` command), through the launcher when the warm start is on."""
         if not self.enabled:
             return real
-        if self.cold_reason is not None:
-            self.cold += 1
-            return real
-        if self.process is None and self.failure is None:
-            self._start(Path(real[0]).parent)
-        if self.failure is not None or self.folder is None:
+        if self.cold_reason is None and self.process is None and self.failure is None:
+            self._start(os.path.dirname(real[0]))
+        if self.cold_reason is not None or self.folder is None or self.failure is not None:
             self.cold += 1
             return real
         self.warm += 1
@@ -346,25 +351,33 @@ class WarmStart:
         finally:
             self.cold_reason = None
 
-    def _start(self, script_dir: Path) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="handrail-warm-"))
-        log = open(self.folder / "zygote.log", "wb")  # noqa: SIM115  (the zygote's stderr, for the summary)
-        with log:
+    def _start(self, script_dir: str) -> None:
+        import subprocess
+        import tempfile
+        import time
+        from pathlib import Path
+
+        folder = Path(tempfile.mkdtemp(prefix="handrail-warm-"))
+        with open(folder / "zygote.log", "wb") as log:  # the zygote's stderr, for the summary
             self.process = subprocess.Popen(
-                [sys.executable, __file__, "serve", str(self.folder / "socket"), str(script_dir)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.folder,
+                [sys.executable, __file__, "serve", str(folder / "socket"), script_dir],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=folder,
                 start_new_session=True,  # a Ctrl-C reaches the launchers, which pass it on, not the zygote
             )
         assert self.process.stdout is not None
         started = time.perf_counter()
-        ready = self.process.stdout.readline()  # written once the socket listens
+        ready = self.process.stdout.readline()  # written once the socket listens: no polling
         self.process.stdout.close()
+        self.ready_after = time.perf_counter() - started
+        self.folder = folder
         if ready != b"ready\n":
             self.failure = f"the zygote did not start: {self._log_tail()}"
-        self.ready_after = time.perf_counter() - started
 
     def stop(self) -> None:
         """End the zygote (it kills any server still running) and keep what the summary reports."""
+        import shutil
+        import subprocess
+
         if self.process is not None:
             assert self.process.stdin is not None
             self.process.stdin.close()
@@ -376,16 +389,14 @@ class WarmStart:
             if self.process.returncode != 0 and self.failure is None:
                 self.failure = f"the zygote ended with {self.process.returncode}: {self._log_tail()}"
         if self.folder is not None:
-            with contextlib.suppress(FileNotFoundError):
+            if (self.folder / "fallbacks.log").exists():
                 self.fallbacks = (self.folder / "fallbacks.log").read_text().splitlines()
-            for child in self.folder.iterdir():
-                child.unlink()
-            self.folder.rmdir()
+            shutil.rmtree(self.folder)
         self.process = self.folder = None
 
     def summary(self) -> tuple[list[str], bool]:
         """Lines for the session's summary, and whether they report a problem."""
-        lines = [f"{self.warm} servers from the zygote, {self.cold} with the real command (cold_server marks)"]
+        lines = [f"{self.warm} servers from the zygote, {self.cold} with the real command"]
         if self.ready_after is not None:
             lines.append(f"the zygote was ready {self.ready_after:.1f} s after it started")
         if self.failure:
