@@ -20,6 +20,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _warm_start() -> Iterator[None]:
     """The zygote starts with the first server (if any) and ends with the session; HANDRAIL_TEST_COLD=1: off."""
     WARM_START.enabled = os.environ.get("HANDRAIL_TEST_COLD", "") in ("", "0")
+    WARM_START.environment = dict(os.environ)  # not a test's monkeypatched one
     try:
         yield
     finally:

@@ -77,7 +77,8 @@ def launch(socket_path: str, argv: list[str]) -> None:
         sock.connect(socket_path)
         message = len(request).to_bytes(4, "big") + request
         sent = socket.send_fds(sock, [message], [0, 1, 2])
-        sock.sendall(message[sent:])
+        if sent < len(message):  # (sendall sends even nothing, and that fails once the zygote answered)
+            sock.sendall(message[sent:])
         replies = sock.makefile("rb")
         started = replies.readline()
         if not started.startswith(b"pid "):
@@ -183,6 +184,13 @@ class _Zygote:
             print(f"zygote: a bad request: {exc!r}", file=sys.stderr, flush=True)
             conn.close()
             return None
+        if differ := _startup_variables(request.env) ^ _startup_variables(dict(os.environ)):
+            # PYTHONPATH (a sitecustomize, say) and the like act as an interpreter starts: this one has started
+            conn.sendall(b"refused: the interpreter's start-up variables differ: %s\n" % repr(differ).encode())
+            conn.close()
+            for fd in request.fds:
+                os.close(fd)
+            return None
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
@@ -245,6 +253,10 @@ class _Zygote:
                 server.conn.close()
 
 
+def _startup_variables(env: dict[str, str]) -> set[tuple[str, str]]:
+    return {(name, value) for name, value in env.items() if name.startswith("PYTHON")}
+
+
 def _receive(conn: socket.socket) -> _Request:
     conn.settimeout(HANDSHAKE_SECONDS)
     data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
@@ -300,8 +312,9 @@ def _zygote_main(socket_path: str, script_dir: str) -> None:
     import anthropic
 
     anthropic.DefaultAioHttpClient  # noqa: B018  (the SDK's aiohttp transport, imported on first use)
-    if threading.active_count() != 1:  # forking would copy a thread's state without the thread
-        sys.exit(f"zygote: {threading.active_count()} threads after the imports; not forking")
+    threads = len(os.listdir("/proc/self/task"))  # native threads too, not only Python's
+    if threading.active_count() != 1 or threads != 1:  # a fork would copy a thread's state without the thread
+        sys.exit(f"zygote: {threads} threads after the imports; not forking")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)
     listener.listen(64)
@@ -321,6 +334,7 @@ class WarmStart:
 
     def __init__(self) -> None:
         self.enabled = False  # set by the session fixture (tests/conftest.py)
+        self.environment: dict[str, str] = {}  # the zygote's: the tests' environment when the session started
         self.cold_reason: str | None = None  # the running test's `cold_server` reason
         self.folder: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
@@ -330,9 +344,12 @@ class WarmStart:
         self.cold = 0
         self.fallbacks: list[str] = []
 
-    def command(self, real: list[str]) -> list[str]:
-        """`real` (the `handrail lsp` command), through the launcher when the warm start is on."""
+    def command(self, real: list[str], *, warm: bool = True) -> list[str]:
+        """`real` (the `handrail lsp` command), through the launcher when the warm start is on (and `warm`)."""
         if not self.enabled:
+            return real
+        if not warm:
+            self.cold += 1
             return real
         if self.cold_reason is None and self.process is None and self.failure is None:
             self._start(os.path.dirname(real[0]))
@@ -361,7 +378,7 @@ class WarmStart:
         with open(folder / "zygote.log", "wb") as log:  # the zygote's stderr, for the summary
             self.process = subprocess.Popen(
                 [sys.executable, __file__, "serve", str(folder / "socket"), script_dir],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=folder,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=folder, env=self.environment,
                 start_new_session=True,  # a Ctrl-C reaches the launchers, which pass it on, not the zygote
             )
         assert self.process.stdout is not None
@@ -396,11 +413,11 @@ class WarmStart:
 
     def summary(self) -> tuple[list[str], bool]:
         """Lines for the session's summary, and whether they report a problem."""
-        lines = [f"{self.warm} servers from the zygote, {self.cold} with the real command"]
+        lines = [f"{self.warm} servers started through the launcher, {self.cold} with the real command"]
         if self.ready_after is not None:
             lines.append(f"the zygote was ready {self.ready_after:.1f} s after it started")
         if self.failure:
-            lines.append(f"NO WARM START: {self.failure}")
+            lines.append(f"THE ZYGOTE FAILED: {self.failure}")
         if self.fallbacks:
             lines.append(f"{len(self.fallbacks)} launchers FELL BACK to the real command:")
             lines.extend(self.fallbacks[:20])
