@@ -16,11 +16,15 @@ exits as the server did (a signal's death by the same signal); if the launcher d
 its server. A launcher that cannot use the zygote runs the real command instead and notes it in
 `fallbacks.log`, which the session's summary reports, so a broken zygote only slows the tests.
 
-What differs from a cold start: the server's pid is not the launcher's (tests that look at the server's
-own process, its children or /proc are marked `cold_server` and get the real command), its parent is
-the zygote, the preloaded modules are there before `initialize`, and all servers share the zygote's
-hash seed. HANDRAIL_TEST_COLD=1 turns the warm start off; outside pytest (the benchmarks of
-tests/bench) it is never on.
+What differs from a cold start: the server's pid is not the launcher's and its parent is the zygote
+(tests that look at the server's own process, its children or /proc are marked `cold_server` and get
+the real command); /proc/<pid>/environ and cmdline show what the zygote was started with (os.environ
+is the launcher's); variables that act as an interpreter starts (PYTHON*: PYTHONPATH's sitecustomize)
+must match the zygote's, or it refuses and the launcher runs the real command; the preloaded modules
+are loaded before `initialize`; all servers share the zygote's hash seed.
+
+HANDRAIL_TEST_COLD=1 turns the warm start off; outside pytest (the benchmarks of tests/bench) it is
+never on.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ import os
 import signal
 import socket
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     import selectors
     import subprocess
     from collections.abc import Iterator
+    from importlib.metadata import EntryPoint
     from pathlib import Path
 
 # The third-party modules a server and its first turn import; handrail's own come after the fork.
@@ -70,20 +75,25 @@ HANDSHAKE_SECONDS = 30.0  # a zygote that takes longer to start a server is trea
 
 def launch(socket_path: str, argv: list[str]) -> None:
     """Run `argv` (the real `handrail lsp` command) in a child of the zygote, as if this process ran it."""
-    request = marshal.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "umask": _umask()})
+    ignored = [int(s) for s in signal.valid_signals() if signal.getsignal(s) is signal.SIG_IGN]  # as inherited
+    request = marshal.dumps(
+        {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "umask": _umask(), "ignored": ignored}
+    )
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # held until they can be forwarded
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
         sock.connect(socket_path)
         message = len(request).to_bytes(4, "big") + request
         sent = socket.send_fds(sock, [message], [0, 1, 2])
-        if sent < len(message):  # (sendall sends even nothing, and that fails once the zygote answered)
+        if sent < len(message):  # (sendall(b"") would still send, and fail once the zygote has answered)
             sock.sendall(message[sent:])
         replies = sock.makefile("rb")
         started = replies.readline()
         if not started.startswith(b"pid "):
             raise OSError(f"the zygote answered {started!r}")
     except OSError as exc:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _fall_back(socket_path, argv, f"{type(exc).__name__}: {exc}")
     sock.settimeout(None)
     null = os.open(os.devnull, os.O_RDWR)
@@ -97,6 +107,7 @@ def launch(socket_path: str, argv: list[str]) -> None:
 
     for signum in FORWARDED:
         signal.signal(signum, forward)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one that came meanwhile is forwarded now
     ended = replies.readline()
     if not ended.startswith(b"exit "):  # the zygote is gone; it killed the server on its way out
         _note(socket_path, f"launcher {os.getpid()}: the zygote went away while the server ran ({ended!r})")
@@ -140,12 +151,13 @@ class _Server:
 
 
 class _Request:
-    def __init__(self, fields: dict[str, object], fds: list[int]) -> None:
-        self.argv = [str(arg) for arg in fields["argv"]]  # type: ignore[attr-defined]
-        self.env = {str(k): str(v) for k, v in fields["env"].items()}  # type: ignore[attr-defined]
-        self.cwd = str(fields["cwd"])
-        self.umask = int(fields["umask"])  # type: ignore[call-overload]
-        self.fds = fds
+    def __init__(self, fields: dict[str, Any], fds: list[int]) -> None:
+        self.argv: list[str] = fields["argv"]
+        self.env: dict[str, str] = fields["env"]
+        self.cwd: str = fields["cwd"]
+        self.umask: int = fields["umask"]
+        self.ignored: set[int] = set(fields["ignored"])  # signals the launcher's parent ignores (exec keeps them so)
+        self.fds = fds  # the launcher's stdin, stdout, stderr
 
 
 class _Zygote:
@@ -273,7 +285,7 @@ def _receive(conn: socket.socket) -> _Request:
     return _Request(marshal.loads(data[4:]), fds)
 
 
-def _become_server(request: _Request) -> None:
+def _become_server(request: _Request, script: EntryPoint) -> None:
     """In the child: take the launcher's pipes, environment, folder and umask, and run `handrail`."""
     for target, fd in enumerate(request.fds):
         os.dup2(fd, target)
@@ -283,18 +295,16 @@ def _become_server(request: _Request) -> None:
     os.environ.update(request.env)
     os.chdir(request.cwd)
     os.umask(request.umask)
-    for signum in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}:  # as a fresh interpreter has them
+    for signum in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}:  # as exec and a fresh Python leave them
         with contextlib.suppress(OSError, ValueError):  # those Python may not set
-            signal.signal(signum, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signum, signal.SIG_IGN if signum in request.ignored else signal.SIG_DFL)
+    if signal.SIGINT not in request.ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     import random
 
     random.seed()
-    from importlib.metadata import entry_points
-
-    (script,) = entry_points(group="console_scripts", name="handrail")
     sys.argv = request.argv
     sys.exit(script.load()())
 
@@ -319,11 +329,14 @@ def _zygote_main(socket_path: str, script_dir: str) -> None:
     listener.bind(socket_path)
     listener.listen(64)
     zygote = _Zygote(listener, control=0)
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="handrail")  # what the `handrail` script runs
     os.write(1, b"ready\n")
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.close(null)
-    _become_server(zygote.serve())
+    _become_server(zygote.serve(), script)
 
 
 # ---- the pytest side -----------------------------------------------------------------------------------
@@ -334,7 +347,7 @@ class WarmStart:
 
     def __init__(self) -> None:
         self.enabled = False  # set by the session fixture (tests/conftest.py)
-        self.environment: dict[str, str] = {}  # the zygote's: the tests' environment when the session started
+        self.environment: dict[str, str] | None = None  # the zygote's (None: this process's at its start)
         self.cold_reason: str | None = None  # the running test's `cold_server` reason
         self.folder: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
