@@ -355,22 +355,42 @@ class WarmStart:
         self.ready_after: float | None = None  # seconds from starting the zygote to its socket listening
         self.warm = 0
         self.cold = 0
+        self.on_paths = 0  # tests given a warm `handrail` on PATH
         self.fallbacks: list[str] = []
 
     def command(self, real: list[str], *, warm: bool = True) -> list[str]:
         """`real` (the `handrail lsp` command), through the launcher when the warm start is on (and `warm`)."""
-        if not self.enabled:
-            return real
-        if not warm:
-            self.cold += 1
-            return real
-        if self.cold_reason is None and self.process is None and self.failure is None:
+        launcher = self._launcher(real) if warm else None
+        if self.enabled:
+            self.warm += launcher is not None
+            self.cold += launcher is None
+        return launcher or real
+
+    def _launcher(self, real: list[str]) -> list[str] | None:
+        if not self.enabled or self.cold_reason is not None:
+            return None
+        if self.process is None and self.failure is None:
             self._start(os.path.dirname(real[0]))
-        if self.cold_reason is not None or self.folder is None or self.failure is not None:
-            self.cold += 1
-            return real
-        self.warm += 1
+        if self.failure is not None or self.folder is None:
+            return None
         return [sys.executable, "-I", "-S", __file__, "launch", str(self.folder / "socket"), *real]
+
+    def on_path(self, real: str) -> str | None:
+        """A folder whose `handrail` runs `real` (the console script) through the launcher, for a test whose
+        editor finds `handrail` on PATH (Neovim's); None when the warm start is off."""
+        import shlex
+
+        command = self._launcher([real])
+        if command is None:
+            return None
+        assert self.folder is not None
+        self.on_paths += 1
+        script = self.folder / "bin" / "handrail"
+        if not script.exists():
+            script.parent.mkdir()
+            script.write_text(f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n')
+            script.chmod(0o755)
+        return str(script.parent)
 
     @contextlib.contextmanager
     def cold_for(self, reason: str | None) -> Iterator[None]:
@@ -426,7 +446,10 @@ class WarmStart:
 
     def summary(self) -> tuple[list[str], bool]:
         """Lines for the session's summary, and whether they report a problem."""
-        lines = [f"{self.warm} servers started through the launcher, {self.cold} with the real command"]
+        lines = [
+            f"{self.warm} servers started through the launcher, {self.cold} with the real command, "
+            f"{self.on_paths} tests with the launcher as `handrail` on PATH (Neovim's)"
+        ]
         if self.ready_after is not None:
             lines.append(f"the zygote was ready {self.ready_after:.1f} s after it started")
         if self.failure:
