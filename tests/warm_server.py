@@ -210,9 +210,16 @@ class _Zygote:
             return request
         for fd in request.fds:  # only the server holds the pipes now
             os.close(fd)
-        server = _Server(pid, conn)
+        try:
+            server = _Server(pid, conn)
+            conn.sendall(b"pid %d\n" % pid)
+        except OSError as exc:  # the launcher is gone, say: so goes its server
+            print(f"zygote: server {pid} not started: {exc!r}", file=sys.stderr, flush=True)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            conn.close()
+            return None
         self.servers[pid] = server
-        conn.sendall(b"pid %d\n" % pid)
         self._watch(conn, server)
         self._watch(server.pidfd, server)
         return None
@@ -319,6 +326,7 @@ def _zygote_main(socket_path: str, script_dir: str) -> None:
             importlib.import_module(name)
         except ImportError as exc:
             print(f"zygote: not preloaded: {exc}", file=sys.stderr, flush=True)
+    os.close(os.pidfd_open(os.getpid()))  # (Linux 5.3) how the zygote learns that a server ended
     import anthropic
 
     anthropic.DefaultAioHttpClient  # noqa: B018  (the SDK's aiohttp transport, imported on first use)
