@@ -365,6 +365,7 @@ class WarmStart:
         self.cold = 0
         self.on_paths = 0  # tests given a warm `handrail` on PATH
         self.fallbacks: list[str] = []
+        self.said: list[str] = []  # what the zygote wrote to its stderr (a module it could not preload, say)
 
     def command(self, real: list[str], *, warm: bool = True) -> list[str]:
         """`real` (the `handrail lsp` command), through the launcher when the warm start is on (and `warm`)."""
@@ -449,6 +450,8 @@ class WarmStart:
         if self.folder is not None:
             if (self.folder / "fallbacks.log").exists():
                 self.fallbacks = (self.folder / "fallbacks.log").read_text().splitlines()
+            if self.failure is None and (self.folder / "zygote.log").stat().st_size:
+                self.said = self._log_tail().splitlines()
             shutil.rmtree(self.folder)
         self.process = self.folder = None
 
@@ -462,6 +465,7 @@ class WarmStart:
             lines.append(f"the zygote was ready {self.ready_after:.1f} s after it started")
         if self.failure:
             lines.append(f"THE ZYGOTE FAILED: {self.failure}")
+        lines.extend(f"the zygote said: {line}" for line in self.said[-10:])
         if self.fallbacks:
             lines.append(f"{len(self.fallbacks)} launchers FELL BACK to the real command:")
             lines.extend(self.fallbacks[:20])
