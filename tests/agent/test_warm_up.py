@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
+
 from tests.e2e.editor import handrail_command
 
 
@@ -29,6 +31,7 @@ def _read_message(stream: IO[bytes]) -> dict[str, Any]:
     return message
 
 
+@pytest.mark.cold_server("the SDK import of a cold process's warm-up is what it tests")
 def test_the_sdk_is_loaded_after_initialized_without_a_prompt(tmp_path: Path) -> None:
     env = {**os.environ, "HANDRAIL_LOG_LEVEL": "INFO", "HANDRAIL_STATE_DIR": str(tmp_path / "state"),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}

@@ -29,18 +29,18 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
 from handrail.lsp.lsp_values import to_plain
+from tests.warm_server import WARM_START
 
 WORKSPACE_ALWAYS = "Always allow … in this workspace"  # an answer that picks the workspace-wide "always"
 
 
-def handrail_command() -> list[str]:
-    """`handrail lsp`, from the same environment as the tests."""
+def handrail_command(*, warm: bool = True) -> list[str]:
+    """`handrail lsp`, from the same environment as the tests; under pytest started from the session's warm
+    process (tests/warm_server.py) unless `warm` is False or the test is marked `cold_server`."""
     script = Path(sys.executable).parent / "handrail"
-    if script.exists():
-        return [str(script), "lsp"]
-    found = shutil.which("handrail")
+    found = str(script) if script.exists() else shutil.which("handrail")
     assert found, "the handrail console script is not installed (pip install -e .)"
-    return [found, "lsp"]
+    return WARM_START.command([found, "lsp"], warm=warm)
 
 
 @dataclass
@@ -275,8 +275,10 @@ async def start_editor(
     init_options: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
     watchers: bool = False,
+    warm: bool = True,
 ) -> Editor:
-    """Launch `handrail lsp` and initialize a session rooted at `root` (`watchers`: see `capabilities`)."""
+    """Launch `handrail lsp` and initialize a session rooted at `root` (`watchers`: see `capabilities`; `warm`:
+    see `handrail_command`)."""
     client = make_test_lsp_client()
     editor = Editor(client=client, root=root)
 
@@ -344,7 +346,7 @@ async def start_editor(
         editor.chat.append(to_plain(params))
         editor.chat_arrived.set()
 
-    await client.start_io(*handrail_command(), env=env, cwd=str(root))
+    await client.start_io(*handrail_command(warm=warm), env=env, cwd=str(root))
     await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(rich=rich, save=save, extra=extra, watchers=watchers),

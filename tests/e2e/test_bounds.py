@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import Editor, tool_results
@@ -34,6 +36,7 @@ def _log(path: Path, megabytes: int) -> Path:
     return path
 
 
+@pytest.mark.cold_server("reads the server's own /proc/<pid>/io")
 async def test_five_lines_of_a_100_mb_file_cost_a_window(editor: Editor, model: FakeModel, workspace: Path) -> None:
     log = _log(workspace / "server.log", 100)
     # a first turn loads the agent's side of the server (its imports are read too)

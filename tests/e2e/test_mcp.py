@@ -456,6 +456,7 @@ async def test_http_transport(
     assert result_text(echo) == "echo: over http"
 
 
+@pytest.mark.cold_server("looks for the MCP servers among the server process's children")
 async def test_no_server_process_is_left_after_shutdown(workspace: Path, model: FakeModel) -> None:
     user_settings(workspace, {"mcpServers": {"time": TIME_SERVER, "fx": fixture_server()}})
     editor = await start_editor(workspace, server_env(model.base_url, workspace.parent / "state"))

@@ -242,6 +242,7 @@ async def test_a_long_call_reports_progress_and_is_cancelled(everything: Editor,
     assert "still here" in result_text(tool_results(model.requests[3])[0])  # requests[2] started this turn
 
 
+@pytest.mark.cold_server("kills an MCP server among the server process's children")
 async def test_a_crashed_server_is_restarted_with_one_notification(everything: Editor, model: FakeModel) -> None:
     server = everything.client._server
     assert server is not None

@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from handrail.agent.transcript import INTERRUPTED_NOTE
@@ -50,6 +51,7 @@ async def test_a_restarted_server_resumes_a_session_by_id(workspace: Path, model
     assert model.errors == []
 
 
+@pytest.mark.cold_server("SIGKILLs the server process itself (a crash)")
 async def test_a_session_cut_off_by_a_crash_resumes_with_its_call_answered(
     workspace: Path, model: FakeModel
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from handrail.fake_model import FakeModel, Reply, Text, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import Editor, system_text, tool_results
@@ -123,6 +125,7 @@ def _deny(workspace: Path, *rules: str) -> None:
     settings.write_text(json.dumps({"permissions": {"deny": list(rules)}}))
 
 
+@pytest.mark.cold_server("/proc/self/environ shows the environment a process was exec'd with")
 async def test_instruction_files_that_lead_out_of_the_workspace_are_not_read(
     editor: Editor, model: FakeModel, workspace: Path
 ) -> None:

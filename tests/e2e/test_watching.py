@@ -60,6 +60,7 @@ def _write_settings(workspace: Path) -> Path:
     return settings
 
 
+@pytest.mark.cold_server("reads the server's inotify watches from /proc/<pid>")
 async def test_the_clients_watcher_is_used_and_the_server_watches_nothing(
     watching_editor: Editor, workspace: Path
 ) -> None:
@@ -99,6 +100,7 @@ def monorepo(workspace: Path) -> Path:
     return grow_monorepo(workspace)
 
 
+@pytest.mark.cold_server("reads the server's inotify watches from /proc/<pid>")
 async def test_without_a_client_watcher_two_folders_are_watched(monorepo: Path, editor: Editor) -> None:
     pid = _server_pid(editor)
     expected = {os.stat(monorepo).st_ino, os.stat(monorepo / ".handrail").st_ino}

@@ -166,7 +166,7 @@ async def dns_editor(workspace: Path, model: FakeModel, hosts_table: Path, tmp_p
     env = server_env(model.base_url, workspace.parent / "state")
     env["PYTHONPATH"] = str(site)
     env["HANDRAIL_TEST_HOSTS"] = str(hosts_table)
-    editor = await start_editor(workspace, env)
+    editor = await start_editor(workspace, env, warm=False)  # sitecustomize runs as an interpreter starts
     yield editor
     await editor.client.shutdown_session()
     await editor.client.stop()

@@ -23,6 +23,7 @@ import pytest
 from handrail.fake_model import FakeModel, Hold, HttpError, Reply, Text, Thinking, ToolUse
 from handrail.tools.results import result_text
 from tests.e2e.editor import tool_results
+from tests.warm_server import WARM_START
 
 BIN = Path(sys.executable).parent
 README = Path(__file__).resolve().parent.parent.parent / "README.md"
@@ -97,7 +98,7 @@ def run_nvim(scenario: str, workspace: Path, model: FakeModel, tmp_path: Path, *
     result_file = tmp_path / f"{scenario}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NVIM", "VIM", "MYVIMRC"))}
     env.update(
-        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        PATH=os.pathsep.join(filter(None, (WARM_START.on_path(str(BIN / "handrail")), str(BIN), env.get("PATH")))),
         ANTHROPIC_BASE_URL=model.base_url,
         ANTHROPIC_API_KEY="test-key",
         HANDRAIL_RETRY_BASE_DELAY="0",
