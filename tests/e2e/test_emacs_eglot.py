@@ -90,7 +90,7 @@ def _run_emacs(workspace: Path, model: FakeModel) -> dict[str, Any]:
     env = {
         **server_env(model.base_url, workspace.parent / "state"),
         "HR_WORKSPACE": str(workspace),
-        "HR_COMMAND": "\t".join(handrail_command()),
+        "HR_COMMAND": "\t".join(handrail_command(warm=False)),  # Emacs times the process it started: the real one
         "HR_OUT": str(out),
         "HOME": str(workspace.parent / "home"),  # no user init, no packages
         "TERM": "xterm-256color",
