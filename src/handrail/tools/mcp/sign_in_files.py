@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,30 @@ def sign_in_path(state: Path, server: str, url: str) -> Path:
     return state / AUTH_DIR / f"{digest}.json"
 
 
+# Per file: a lock over its writes and removals, and how often it was removed (signed out). A write runs in
+# a thread, and a connection stopped while it awaited one does not stop the thread: without this, tokens
+# saved by a stopped connection could land after the sign-out removed them, and the user stay signed in.
+_GUARD = threading.Lock()
+_LOCKS: dict[Path, threading.Lock] = {}
+_REMOVALS: dict[Path, int] = {}
+
+
+def _lock(path: Path) -> threading.Lock:
+    with _GUARD:
+        return _LOCKS.setdefault(path, threading.Lock())
+
+
 class SignInFile:
-    """Reads and writes one server's sign-in file (blocking: call from a thread)."""
+    """Reads and writes one server's sign-in file (blocking: call from a thread).
+
+    One is made per connection attempt; once the file is removed (a sign-out), the objects made
+    before refuse to write it again, so only a connection started afterwards can sign in anew.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        with _lock(path):
+            self._removals = _REMOVALS.get(path, 0)
 
     def read(self) -> dict[str, Any]:
         """What the file holds ({} when it is missing or unreadable: then the user signs in again)."""
@@ -42,14 +62,18 @@ class SignInFile:
         return data if isinstance(data, dict) else {}
 
     def update(self, **fields: Any) -> None:
-        """Set `fields` (a None value removes the field) and write the file atomically, 0600."""
-        data = self.read()
-        for key, value in fields.items():
-            if value is None:
-                data.pop(key, None)
-            else:
-                data[key] = value
-        self._write(data)
+        """Set `fields` (a None value removes the field) and write the file atomically, 0600 (nothing when the
+        file was removed since this object was made)."""
+        with _lock(self.path):
+            if _REMOVALS.get(self.path, 0) != self._removals:
+                return
+            data = self.read()
+            for key, value in fields.items():
+                if value is None:
+                    data.pop(key, None)
+                else:
+                    data[key] = value
+            self._write(data)
 
     def _write(self, data: dict[str, Any]) -> None:
         folder = self.path.parent
@@ -66,12 +90,14 @@ class SignInFile:
             raise
 
     def remove(self) -> bool:
-        """Forget the sign-in; whether there was one."""
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            return False
-        return True
+        """Forget the sign-in, for good for every object made before; whether there was one."""
+        with _lock(self.path):
+            _REMOVALS[self.path] = _REMOVALS.get(self.path, 0) + 1
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                return False
+            return True
 
 
 @dataclass(frozen=True)
