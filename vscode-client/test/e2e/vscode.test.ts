@@ -46,20 +46,16 @@ async function guarded(body: () => Promise<void>, onFailure: () => Promise<void>
   }
 }
 
-/** The chat webview's inner frame (VS Code nests it in two iframes). */
-async function chatFrame(page: Page): Promise<Frame> {
-  const deadline = Date.now() + LONG;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) {
-      if (await frame.$("#prompt").catch(() => null)) {
-        // the script has run and the extension answered its "ready" once the session list is filled
-        await frame.waitForSelector("#sessions option", { state: "attached", timeout: LONG });
-        return frame;
-      }
+/** The chat webview's inner frame (VS Code nests it in two iframes), or undefined while there is none. */
+async function loadedChatFrame(page: Page): Promise<Frame | undefined> {
+  for (const frame of page.frames()) {
+    if (await frame.$("#prompt").catch(() => null)) {
+      // the script has run and the extension answered its "ready" once the session list is filled
+      await frame.waitForSelector("#sessions option", { state: "attached", timeout: LONG });
+      return frame;
     }
-    await page.waitForTimeout(250);
   }
-  throw new Error("the handrail chat view did not load");
+  return undefined;
 }
 
 async function openWorkbench(server: CodeServer, folder: string): Promise<Page> {
@@ -69,12 +65,30 @@ async function openWorkbench(server: CodeServer, folder: string): Promise<Page> 
   return page;
 }
 
+/**
+ * Show the chat view and return its frame. The activity bar item toggles: after a reload VS Code may restore
+ * the view as already open, and a click then would close it. So click only while the item is not selected.
+ */
 async function openChat(page: Page): Promise<Frame> {
   const item = page.locator('.activitybar [aria-label^="handrail"]').first();
   await item.waitFor({ timeout: LONG });
-  await item.click();
-  await page.mouse.move(700, 600); // no hover tooltip over the chat in the screenshots
-  return chatFrame(page);
+  const selected = (): Promise<boolean> => item.evaluate((element) => {
+    const action = element.closest(".action-item") ?? element;
+    return action.classList.contains("checked") || action.getAttribute("aria-selected") === "true";
+  });
+  const deadline = Date.now() + LONG;
+  while (Date.now() < deadline) {
+    if (!(await selected())) {
+      await item.click();
+      await page.mouse.move(700, 600); // no hover tooltip over the chat in the screenshots
+    }
+    const frame = await loadedChatFrame(page);
+    if (frame) {
+      return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error("the handrail chat view did not load");
 }
 
 function userSettings(extra: Record<string, unknown>): void {
