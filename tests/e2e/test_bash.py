@@ -180,16 +180,28 @@ async def test_git_commands_that_print_a_denied_file_from_history_are_refused_or
     (workspace / ".env").unlink()
     _git(workspace, "commit", "-qam", "drop the key")
     (workspace / ".env").write_text("API_KEY=on-disk\n")  # untracked now, still denied
+    (workspace / "src").mkdir()
     _user_settings(workspace, {"permissions": {"deny": ["Read(./.env)"]}})
-    commands = ["git show HEAD~1:.env", "git cat-file -p HEAD~1:./.env", "git log -p", "git log --oneline"]
+    # from a subfolder, `HEAD~1:.env` is still the top's .env, and `git log -p` still prints the whole tree
+    commands = [
+        "git show HEAD~1:.env",
+        "git cat-file -p HEAD~1:./.env",
+        "git -C src show HEAD~1:.env",
+        "git log -p",
+        "git -C src log -p",
+        "git log --oneline",
+    ]
     model.add(Reply.of(*(ToolUse("Bash", {"command": c}) for c in commands)), Reply.of(Text("done")))
-    editor.answers.append("Deny")  # `git log -p` reads the whole repository, the denied file among it
+    editor.answers.extend(["Deny", "Deny"])  # `git log -p` reads the whole repository, the denied file among it
     await editor.ask("what was the key?")
-    shown, cat, log_p, log = tool_results(model.requests[1])
-    for refused in (shown, cat):
+    shown, cat, shown_below, log_p, log_p_below, log = tool_results(model.requests[1])
+    for refused in (shown, cat, shown_below):
         text = result_text(refused)
         assert refused["is_error"] and "Read(./.env)" in text and "from-history" not in text
-    (prompt,) = editor.prompts
-    assert "git log -p" in prompt.message and "Read(./.env)" in prompt.message
-    assert log_p["is_error"] and "from-history" not in result_text(log_p)
+    # read-only calls run together, so the two questions come in either order
+    asked_about = sorted(prompt.message for prompt in editor.prompts)
+    assert len(asked_about) == 2 and all("Read(./.env)" in message for message in asked_about)
+    assert asked_about[0].startswith("$ git -C src log -p\n") and asked_about[1].startswith("$ git log -p\n")
+    for asked in (log_p, log_p_below):
+        assert asked["is_error"] and "from-history" not in result_text(asked)
     assert not log.get("is_error") and "drop the key" in result_text(log)  # history without content runs

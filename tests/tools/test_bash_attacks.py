@@ -373,6 +373,93 @@ def test_git_grep_reads_the_work_tree(secrets: Path) -> None:
     assert decision("git -C src grep KEY", ctx(secrets, deny=("Read(./.env)",))).behavior == "allow"
 
 
+@pytest.fixture
+def committed_secret(secrets: Path) -> Path:
+    """The secrets folder as a repository whose history holds `.env` (committed, then changed)."""
+    _git("init", "-q", cwd=secrets)
+    _git("add", "-A", cwd=secrets)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one", cwd=secrets)
+    (secrets / ".env").write_text("API_KEY=rotated-secret\n")
+    return secrets
+
+
+def _git_output(*args: str, cwd: Path) -> str:
+    assert GIT is not None
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_PAGER": "cat"}
+    return subprocess.run([GIT, *args], cwd=cwd, check=False, capture_output=True, text=True, env=env).stdout
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_git_in_a_subfolder_really_prints_the_whole_trees_secret(committed_secret: Path) -> None:
+    """The attack is real: from `src`, these print the top's `.env` (and the last two do not)."""
+    src = committed_secret / "src"
+    assert "very-secret" in _git_output("log", "-p", cwd=src)
+    assert "rotated-secret" in _git_output("diff", cwd=src)
+    assert "very-secret" in _git_output("show", "HEAD:.env", cwd=src)
+    assert "rotated-secret" in _git_output("grep", "KEY", "--", ":/", cwd=src)
+    assert "very-secret" not in _git_output("grep", "KEY", cwd=src) + _git_output("show", "HEAD:./a.py", cwd=src)
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd src && git log -p",
+        "git -C src log -p",
+        "cd src && git diff",
+        "git -C src show HEAD",
+        "git -C src show HEAD:.env",
+        "cd src && git cat-file -p HEAD:.env",
+        "cd src && git grep KEY -- :/",
+        "git -C src grep -e KEY ':(top)'",
+    ],
+)
+def test_git_in_a_subfolder_meets_the_rules_on_what_it_prints_of_the_whole_tree(
+    committed_secret: Path, command: str
+) -> None:
+    result = decision(command, ctx(committed_secret, deny=("Read(./.env)",), allow=("Bash(git:*)",)))
+    assert result.behavior in ("ask", "deny"), result
+    assert ".env" in result.reason.message and "Read(./.env)" in result.reason.message, result
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd src && git grep KEY",
+        "git -C src show HEAD:./a.py",
+        "cd src && git log -p -- a.py",
+        "cd src && git log --oneline",
+        "git -C src status",
+    ],
+)
+def test_git_in_a_subfolder_that_prints_only_the_subfolder_is_still_allowed(
+    committed_secret: Path, command: str
+) -> None:
+    assert decision(command, ctx(committed_secret, deny=("Read(./.env)",))).behavior == "allow"
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_a_workspace_inside_a_larger_repository_searches_its_own_part(committed_secret: Path) -> None:
+    """Opened on one package of a repository, `git log -p` is judged on the package's files (the rules' place)."""
+    package = committed_secret / "src"
+    (package / ".env").write_text("PACKAGE_KEY=x\n")
+    outside = ctx(package, deny=())
+    assert decision("git log -p", outside).behavior == "allow"  # the rest of the repository asks nothing more
+    assert asks(decision("git log -p", ctx(package, deny=("Read(./.env)",))))
+    assert decision("git show HEAD:src/a.py", outside).behavior == "allow"  # from the top: the package's own file
+    assert asks(decision("git show HEAD:.env", outside))  # the top's .env lies outside the working directories
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_a_planted_core_worktree_is_where_git_diff_reads(committed_secret: Path) -> None:
+    """A planted repository's `core.worktree` decides which files `git diff` prints; the search follows it."""
+    (committed_secret / "vendor" / "lib").mkdir(parents=True)
+    _bare_layout(committed_secret / "vendor" / "lib" / ".git", "[core]\n\tworktree = ../../..\n")
+    result = decision("git -C vendor/lib diff", ctx(committed_secret, deny=("Read(./.env)",)))
+    assert asks(result) and "Read(./.env)" in result.reason.message, result
+
+
 def test_a_search_rooted_in_a_denied_folder_is_denied(secrets: Path) -> None:
     context = ctx(secrets, deny=("Read(./secrets/**)",))
     assert decision("grep -r BEGIN secrets", context).behavior == "deny"

@@ -40,10 +40,14 @@ _LFS_FILTER = {
 
 @dataclass(frozen=True)
 class Repository:
-    """What `inspect_repository` found: the git directory (None when there is none) and why it is unsafe."""
+    """What `inspect_repository` found: the git directory (None when there is none) and why it is unsafe.
+
+    `work_tree` is the top of the files git works on (None for a bare repository).
+    """
 
     git_dir: str | None
     problems: tuple[str, ...] = ()
+    work_tree: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,8 +90,10 @@ def inspect_repository(
         if found is None:
             return Repository(None)
         directory, work_tree = found
-        problems = _problems(directory, work_tree, inside, (subcommand or "").lower())
-        return Repository(directory, tuple(dict.fromkeys(problems)))
+        if work_tree is None and (git_dir or environ.get("GIT_DIR")):
+            work_tree = os.path.realpath(start)  # git works on the folder it runs in
+        problems, work_tree = _inspect(directory, work_tree, inside, (subcommand or "").lower())
+        return Repository(directory, tuple(dict.fromkeys(problems)), work_tree)
     except (OSError, ConfigError, UnicodeDecodeError) as exc:
         return Repository(git_dir or start, (f"the repository git would use cannot be read ({exc})",))
 
@@ -143,7 +149,11 @@ def _through_gitfile(path: str) -> str:
 # ---------------------------------------------------------------------------- what runs
 
 
-def _problems(directory: str, work_tree: str | None, inside: Callable[[str], bool], subcommand: str) -> Iterator[str]:
+def _inspect(
+    directory: str, work_tree: str | None, inside: Callable[[str], bool], subcommand: str
+) -> tuple[list[str], str | None]:
+    """What in the repository makes git run programs or read elsewhere, and the work tree git uses."""
+    problems: list[str] = []
     common = directory
     commondir = os.path.join(directory, "commondir")
     if os.path.isfile(commondir):
@@ -158,18 +168,20 @@ def _problems(directory: str, work_tree: str | None, inside: Callable[[str], boo
         if setting.section == "alias" and setting.key != subcommand:
             continue  # an alias runs only as the subcommand it names
         if runs_program(setting):
-            yield f"{setting.file}: {setting.name} = {setting.value!r} makes git run a program"
+            problems.append(f"{setting.file}: {setting.name} = {setting.value!r} makes git run a program")
         elif setting.section == "core" and setting.key == "hookspath":
             base = work_tree if work_tree is not None else directory
             hooks_path = os.path.join(base, os.path.expanduser(setting.value))
         elif setting.section == "core" and setting.key == "worktree":
-            tree = os.path.realpath(os.path.join(directory, setting.value))
-            if not inside(tree):
-                yield f"{setting.file}: core.worktree points git at {tree}, outside the working directories"
+            work_tree = os.path.realpath(os.path.join(directory, setting.value))
+            if not inside(work_tree):
+                problems.append(
+                    f"{setting.file}: core.worktree points git at {work_tree}, outside the working directories"
+                )
     for hook in READING_HOOKS:
         path = os.path.join(hooks_path, hook)
         if os.path.isfile(path) and os.access(path, os.X_OK):
-            yield f"{path} is a hook git runs even for commands that only read"
+            problems.append(f"{path} is a hook git runs even for commands that only read")
     alternates = os.path.join(common, "objects", "info", "alternates")
     if os.path.isfile(alternates):
         with open(alternates, encoding="utf-8") as file:
@@ -177,7 +189,10 @@ def _problems(directory: str, work_tree: str | None, inside: Callable[[str], boo
                 if line.strip() and not line.startswith("#"):
                     store = os.path.realpath(os.path.join(common, "objects", line.strip()))
                     if not inside(store):
-                        yield f"{alternates} makes git read objects from {store}, outside the working directories"
+                        problems.append(
+                            f"{alternates} makes git read objects from {store}, outside the working directories"
+                        )
+    return problems, work_tree
 
 
 def runs_program(setting: Setting) -> bool:

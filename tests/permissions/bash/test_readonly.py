@@ -203,9 +203,11 @@ def test_not_read_only(command: str) -> None:
         ("git -C /elsewhere status", [("/elsewhere", "enter")]),
         ("git diff --no-index /etc/a /dev/null", [("/etc/a", "read"), ("/dev/null", "read")]),
         # what prints the repository's files reads all of it; `REV:path` names one file (history included)
-        ("git show HEAD:.env", [(".", "search"), ("./.env", "read")]),
+        # (`REV:path` without `./` is relative to the top of the work tree, which the disk tells: GitUse.from_top)
+        ("git show HEAD:.env", [(".", "search")]),
         ("git cat-file -p HEAD~1:./config/.env", [(".", "search"), ("./config/.env", "read")]),
-        ("git -C sub show main:x", [("sub", "enter"), ("./sub", "search"), ("./sub/x", "read")]),
+        ("git -C sub show main:x", [("sub", "enter"), ("./sub", "search")]),
+        ("git -C sub show main:../x", [("sub", "enter"), ("./sub", "search"), ("./sub/../x", "read")]),
         ("git diff", [(".", "search")]),
         ("git blame app.py", [(".", "search")]),
         ("git log -p", [(".", "search")]),

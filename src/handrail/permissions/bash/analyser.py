@@ -60,7 +60,7 @@ from handrail.permissions.bash.model import (
     Word,
 )
 from handrail.permissions.bash.readonly import ReadOnly, read_only
-from handrail.permissions.bash.readonly.git import git_call, git_folder
+from handrail.permissions.bash.readonly.git import content_reads, git_call, git_folder
 from handrail.permissions.bash.risky_commands import is_destructive, must_not_interrupt
 from handrail.permissions.bash.wrappers import RUNNERS, SHELLS, base_name
 
@@ -593,6 +593,7 @@ class _Analysis:
             return
         call = git_call(argv)
         folder = git_folder(call)
+        reads = content_reads(call)
         for cwd in cwds:
             start: str | None = cwd
             for chdir in effective.chdirs:
@@ -605,7 +606,7 @@ class _Analysis:
                 )
                 continue
             subcommand = call.subcommand.text if call.subcommand is not None else None
-            self.git[GitUse(start, git_dir, subcommand)] = None
+            self.git[GitUse(start, git_dir, subcommand, reads.whole_tree, reads.from_top)] = None
 
     def relaxable(self, effective: Effective, rule: BashRule | None) -> bool:
         """Whether the expansions among a command's arguments can be let through (they cannot add a command).

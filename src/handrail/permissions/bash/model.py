@@ -155,11 +155,18 @@ class Access:
 
 @dataclass(frozen=True, slots=True)
 class GitUse:
-    """Where one git command looks for its repository: the folder it starts in (after `-C`), or `--git-dir`."""
+    """Where one git command looks for its repository: the folder it starts in (after `-C`), or `--git-dir`.
+
+    `whole_tree` says it prints files from anywhere in the repository's work tree (`git log -p`
+    run in a subfolder), and `from_top` names the files it prints relative to the top of the work
+    tree (`HEAD:.env`): where that top is, only the disk can tell.
+    """
 
     start: str
     git_dir: str | None = None
     subcommand: str | None = None
+    whole_tree: bool = False
+    from_top: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

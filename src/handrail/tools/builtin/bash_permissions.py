@@ -15,9 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from handrail.permissions.bash import BashVerdict, analyse, analysis
+from handrail.permissions.bash.model import Access, GitUse
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck, Touch
-from handrail.permissions.gitdir import inspect_repository
+from handrail.permissions.gitdir import Repository, inspect_repository
 from handrail.permissions.paths import one_decision
 from handrail.permissions.rules import bash_specifiers
 from handrail.permissions.touches import resolve_accesses
@@ -61,10 +62,16 @@ def check_for(verdict: BashVerdict, context: PermissionContext | None = None) ->
     touches: tuple[Touch, ...] = ()
     if context is not None:
         with one_decision():
-            touches = resolve_accesses(verdict.accesses, context)
-            unsafe = _unsafe_repositories(verdict, context)
+            repositories = [(use, _repository(use, context)) for use in verdict.git]
+            printed = [access for use, found in repositories for access in _tree_reads(use, found, context)]
+            touches = resolve_accesses(tuple(dict.fromkeys((*verdict.accesses, *printed))), context)
+        unsafe = [
+            f"git would use the repository {found.git_dir}, and {problem}"
+            for _, found in repositories
+            for problem in found.problems
+        ]
         if unsafe:
-            return PermissionCheck("ask", "; ".join(unsafe), safety=True, touches=touches)
+            return PermissionCheck("ask", "; ".join(dict.fromkeys(unsafe)), safety=True, touches=touches)
     if verdict.behavior == "allow":
         return PermissionCheck("allow", message or "every part of this command is allowed", touches=touches)
     ids = {reason.id for reason in verdict.reasons}
@@ -75,20 +82,28 @@ def check_for(verdict: BashVerdict, context: PermissionContext | None = None) ->
     )
 
 
-def _unsafe_repositories(verdict: BashVerdict, context: PermissionContext) -> list[str]:
-    """Why the repositories the line's git commands use would make git run programs (empty when they would not)."""
-    if not verdict.git:
+def _repository(use: GitUse, context: PermissionContext) -> Repository:
+    """The repository one git command will use, as git finds it, and what in it would make git run programs."""
+    return inspect_repository(
+        use.start, use.git_dir, inside=context.working_roots.contain, subcommand=use.subcommand, env=os.environ
+    )
+
+
+def _tree_reads(use: GitUse, repository: Repository, context: PermissionContext) -> list[Access]:
+    """What a git command prints from its repository's work tree, wherever in it the command runs.
+
+    `git log -p` in a subfolder prints the changes of the whole tree, and `HEAD:.env` is the top's
+    `.env`. Of a work tree larger than the working directories (a workspace opened on one package of
+    a larger repository), the part inside them is searched: that is where the rules are about.
+    """
+    tree = repository.work_tree
+    if tree is None:
         return []
-    working = context.working_roots
-    found: list[str] = []
-    for use in verdict.git:
-        repository = inspect_repository(
-            use.start,
-            use.git_dir,
-            inside=working.contain,
-            subcommand=use.subcommand,
-            env=os.environ,
-        )
-        for problem in repository.problems:
-            found.append(f"git would use the repository {repository.git_dir}, and {problem}")
-    return list(dict.fromkeys(found))
+    out = [Access(os.path.join(tree, name), "read") for name in use.from_top]
+    if use.whole_tree:
+        working = context.working_roots
+        if working.contain(tree):
+            out.append(Access(tree, "search"))
+        else:
+            out.extend(Access(root, "search") for root in working.real if root.startswith(tree.rstrip("/") + "/"))
+    return out

@@ -127,23 +127,72 @@ def _is_option(given: str, option: str) -> bool:
     return not given.startswith("--") and given.startswith(option)
 
 
-def _object_paths(call: GitCall, folder: Word) -> list[Word]:
-    """The files `REV:path` operands name (`HEAD:.env`, `:0:src/a.py`), as paths below the folder git runs in.
+@dataclass(frozen=True, slots=True)
+class ContentReads:
+    """What of its repository a git command prints, beyond the names it is given.
 
-    git reads `REV:path` from the repository's root and `REV:./path` from where it runs; the
-    folder stands for both (where git runs is the root in the usual case).
+    * `folder`: files below the folder it runs in (`git grep`, `git blame`: at least those).
+    * `whole_tree`: files anywhere in the repository. `git diff`, `git log -p`, `git show` and
+      `git cat-file -p` print changes and objects of the whole tree wherever they run, and
+      `git grep -- :/` searches it from the top.
+    * `here`: the files `REV:./path` and `REV:../path` name, relative to the folder it runs in.
+    * `from_top`: the files `REV:path` names (`HEAD:.env`, `:0:src/a.py`), relative to the top of
+      the work tree, which only the disk can tell (`cd src && git show HEAD:.env` reads the top's `.env`).
     """
-    out: list[Word] = []
-    for word in call.args:
-        text = word.text
-        if text.startswith("-") or ":" not in text or "://" in text:
+
+    folder: bool = False
+    whole_tree: bool = False
+    here: tuple[str, ...] = ()
+    from_top: tuple[str, ...] = ()
+
+
+NO_CONTENT = ContentReads()
+_ONE_FILE = frozenset({"blame", "annotate"})  # they print the files they are given, relative to where they run
+
+
+def content_reads(call: GitCall) -> ContentReads:
+    """What `call` prints of its repository's files (NO_CONTENT for a command that prints none)."""
+    if call.subcommand is None:
+        return NO_CONTENT
+    sub = call.subcommand.text
+    texts = [w.text for w in call.args]
+    options = [t for t in texts if t.startswith("-")]
+    positionals = [t for t in texts if not t.startswith("-")]
+    if sub in ("diff", "log", "show") and "--no-index" in texts:  # two files, no repository
+        return NO_CONTENT
+    if sub == "grep":
+        return ContentReads(folder=True, whole_tree=any(t.startswith((":/", ":(")) for t in positionals))
+    if not _prints_content(sub, options, positionals):
+        return NO_CONTENT
+    here: list[str] = []
+    from_top: list[str] = []
+    for text in positionals:
+        if ":" not in text or "://" in text:
             continue
         name = text.rsplit(":", 1)[1]
-        if not name:
-            continue
-        joined = name if name.startswith("/") else f"{folder.text}/{name.removeprefix('./')}"
-        out.append(Word(joined, joined, "q" * len(joined), word.resolved))
-    return out
+        if name.startswith(("./", "../")) or name in (".", ".."):
+            here.append(name)
+        elif name:
+            from_top.append(name)
+    return ContentReads(True, _prints_whole_tree(sub, texts, positionals), tuple(here), tuple(from_top))
+
+
+def _prints_whole_tree(sub: str, texts: Sequence[str], positionals: Sequence[str]) -> bool:
+    """Whether a content-printing subcommand prints files beyond the ones it names.
+
+    `git show HEAD:./a.py` and `git cat-file -p HEAD:a.py` print one file each, `git log -p -- a.py`
+    the plain paths after `--` (below where it runs); anything else may print the whole tree.
+    """
+    if sub in _ONE_FILE:
+        return False
+    if sub in ("show", "cat-file") and positionals:
+        objects = positionals[1:] if sub == "cat-file" and len(positionals) == 2 else positionals  # `cat-file blob X`
+        if all(":" in text and "://" not in text for text in objects):
+            return False
+    if "--" in texts:
+        pathspecs = texts[texts.index("--") + 1 :]
+        return not pathspecs or any(text.startswith(":") or text.startswith("/") for text in pathspecs)
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +269,11 @@ def git_call(argv: Sequence[Word]) -> GitCall:
     )
 
 
+def _below(folder: Word, name: str) -> Word:
+    joined = f"{folder.text}/{name.removeprefix('./')}"
+    return Word(joined, joined, "q" * len(joined), folder.resolved)
+
+
 def git_folder(call: GitCall) -> Word:
     """The folder a git command runs in, relative to where it starts: its `-C` folders joined (`.` without)."""
     folder = "."
@@ -294,10 +348,11 @@ def git_read_only(argv: Sequence[Word]) -> ReadOnly:
     if sub == "grep" and any(t == "-O" or t.startswith("-O") for t in options):
         return ReadOnly(False, (), "git grep -O opens files in a program")
     no_index = sub in ("diff", "log", "show") and "--no-index" in texts  # two files, no repository
-    if sub == "grep" or (not no_index and _prints_content(sub, options, positionals)):  # it reads the files below
+    reads = content_reads(call)
+    if reads.folder:  # it reads the files below (and the analyser records what of the whole tree, for the disk)
         folder = git_folder(call)
         paths.append((folder, "search"))
-        paths.extend((w, "read") for w in _object_paths(call, folder))
+        paths.extend((_below(folder, name), "read") for name in reads.here)
     if no_index:
         paths.extend((w, "read") for w in args if not w.text.startswith("-"))
     if sub in ("blame", "annotate"):
