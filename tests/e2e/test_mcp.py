@@ -65,6 +65,7 @@ async def test_time_server_tool_called_through_the_agent_loop(
     user_settings(workspace, {"mcpServers": {"time": TIME_SERVER}})
     status = await wait_state(mcp_editor, "time", "running")
     assert status["source"] == "user"
+    assert not status.get("remote")  # run on this machine: no sign-in, so no Sign out
     assert set(status["tools"]) == {"mcp__time__get_current_time", "mcp__time__convert_time"}
     model.add(
         Reply.of(

@@ -74,6 +74,7 @@ async def test_sign_in_through_the_browser_refresh_and_sign_out(
     await browse(opened.uri)
     status = await wait_state(editor, "remote", "running")
     assert status["tools"] == ["mcp__remote__whoami"]
+    assert status["remote"] is True  # so the clients offer Sign out
     assert any("Signed in to the MCP server 'remote'" in m.message for m in editor.client.log_messages)
 
     file = sign_in_path(workspace.parent / "state", "remote", protected)

@@ -198,6 +198,9 @@ def test_plugin_mcp_status_approves_restarts_and_signs_in_through_the_browser(
         assert opened.startswith(f"http://127.0.0.1:{port}/authorize?") and "code_challenge=" in opened
         assert f"opened in your browser: {opened}" in r["messages"]
         assert r["remote"]["tools"] == ["mcp__remote__whoami"]
+        # Sign out is offered only for the server reached over HTTP; `S` on a local one says why it does nothing
+        assert r["actions"] == {"fx": ["Restart"], "remote": ["Restart", "Sign out"]}
+        assert "nothing to do: the MCP server 'fx' runs on this machine and has no sign-in" in r["messages"]
         # signed out: it needs a sign-in again
         assert "remote  needs sign-in  (user)" in r["after"]
         assert "Sign out: remote" in r["messages"]

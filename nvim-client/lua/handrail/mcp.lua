@@ -421,7 +421,9 @@ function M.actions(server)
     return actions -- nothing runs yet (an untrusted workspace: :HandrailTrust first)
   end
   table.insert(actions, { label = 'Restart', command = c.restartMcpServer })
-  table.insert(actions, { label = 'Sign out', command = c.signOutMcpServer }) -- a remote server's sign-in
+  if server.remote == true then -- only a server reached over HTTP can have a sign-in
+    table.insert(actions, { label = 'Sign out', command = c.signOutMcpServer })
+  end
   return actions
 end
 
@@ -563,6 +565,10 @@ local function act_with(command)
     if action.command == command then
       return M.act(action, server, M.show_status)
     end
+  end
+  if command == protocol.command.signOutMcpServer and server.remote ~= true then
+    return notify(string.format("nothing to do: the MCP server '%s' runs on this machine and has no sign-in",
+      server.name), vim.log.levels.WARN)
   end
   notify(string.format("nothing to do: the MCP server '%s' is %s", server.name,
     STATE_SHOWN[server.state] or server.state), vim.log.levels.WARN)

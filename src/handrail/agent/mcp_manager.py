@@ -392,7 +392,8 @@ class McpManager:
                 entry["stderr_tail"] = tail
             tools = [t.name for t in runner.tools]
             servers.append(McpServerStatus(
-                name=runner.name, source=runner.config.source, state=runner.state, tools=tools, **entry
+                name=runner.name, source=runner.config.source, state=runner.state, tools=tools,
+                remote=runner.config.transport != "stdio", **entry
             ))
         for blocked in self._blocked.values():
             config = blocked.config
@@ -403,7 +404,7 @@ class McpManager:
             )
             servers.append(McpServerStatus(
                 name=config.name, source=config.source, state=blocked.state, tools=[], error=blocked.reason,
-                approval=approval,
+                remote=config.transport != "stdio", approval=approval,
             ))
         return McpStatus(
             servers=sorted(servers, key=lambda s: s.name),

@@ -233,6 +233,7 @@ class McpServerStatus(ServerMessage):
     stderr_tail: str | None = None
     tools_changed: ToolsChange | None = None
     restarts: int | None = None  # restarts since the server was started (after crashes)
+    remote: bool = False  # reached over HTTP or SSE: it may have a sign-in to sign out of (a local one has none)
     sign_in_at: str | None = None  # needsSignIn: where the user signs in
     approval: McpApprovalQuestion | None = None  # needsApproval: what to show before approving
 

@@ -76,10 +76,17 @@ H.run(function()
   H.mcp_state('fx', 'running')
   H.stage('nothing to approve')
   on('fx', 'a')
+  H.stage('no sign-out for a local server')
+  on('fx', 'S')
   H.stage('sign in')
   R.sign_in_answer = 'Sign in'
   on('remote', 's')
   R.remote = H.mcp_state('remote', 'running')
+  R.actions = {} -- what <CR> offers on each running server
+  for _, name in ipairs({ 'fx', 'remote' }) do
+    local offered = require('handrail.mcp').actions(H.mcp_state(name, 'running'))
+    R.actions[name] = vim.tbl_map(function(action) return action.label end, offered)
+  end
   H.stage('sign out')
   R.sign_in_answer = 'Not now' -- asked again once signed out
   on('remote', 'S')

@@ -40,7 +40,7 @@ export function serverActions(server: McpServerStatus): ("approve" | "signIn" | 
       return ["signIn", "restart"];
     case "untrusted":
       return [];
-    default: // signing out of a server that has no sign-in says so
-      return ["restart", "signOut"];
+    default: // only a remote server can have a sign-in to sign out of
+      return server.remote ? ["restart", "signOut"] : ["restart"];
   }
 }

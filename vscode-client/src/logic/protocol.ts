@@ -205,6 +205,8 @@ export interface McpServerStatus {
   stderrTail?: string;
   toolsChanged?: { added: string[]; removed: string[] };
   restarts?: number;
+  /** Reached over HTTP or SSE: it may have a sign-in to sign out of (a server run on this machine has none). */
+  remote?: boolean;
   /** needsSignIn: where the user signs in. */
   signInAt?: string;
   /** needsApproval: what approving starts (the definition as written) and its digest, passed back to approve. */

@@ -179,7 +179,8 @@ test("the status bar's tooltip lists the MCP servers; the ones that need the use
   assert.equal(mcpTooltip([]), "");
   assert.deepEqual(serverActions(servers[1]), ["signIn", "restart"]);
   assert.deepEqual(serverActions(servers[2]), ["approve"]);
-  assert.deepEqual(serverActions(servers[0]), ["restart", "signOut"]);
+  assert.deepEqual(serverActions(servers[0]), ["restart"]); // run on this machine: no sign-in to sign out of
+  assert.deepEqual(serverActions(server("docs", "running", { remote: true })), ["restart", "signOut"]);
   assert.deepEqual(serverActions(server("x", "untrusted")), []);
 });
 

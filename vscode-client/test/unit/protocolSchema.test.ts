@@ -126,7 +126,7 @@ test("every field protocol.ts declares is in the schema", () => {
   assert.deepEqual(Object.keys(inactive).filter((f) => !inactiveFields.includes(f)), []);
   const mcp: Record<keyof protocol.McpServerStatus, true> = {
     name: true, source: true, state: true, tools: true, error: true, stderrTail: true, toolsChanged: true, restarts: true,
-    signInAt: true, approval: true,
+    remote: true, signInAt: true, approval: true,
   };
   assertFieldsKnown("McpServerStatus", "McpServerStatus", mcp);
   const restart: Record<keyof protocol.McpRestartResult, true> = { restarted: true, name: true, reason: true };
