@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tarfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,30 @@ async def test_a_link_planted_to_handrails_settings_is_asked_about_and_left_alon
     (denied,) = tool_results(model.requests[1])
     assert denied["is_error"] and "declined" in result_text(denied)
     assert settings.read_text() == "{}\n"
+
+
+async def test_an_archive_that_would_write_a_protected_file_is_asked_about_and_not_extracted(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    """A rule allowing `tar` allows the command, not the `.vscode/tasks.json` a planted archive holds."""
+    _user_settings(workspace, {"permissions": {"allow": ["Bash(tar:*)"], "defaultMode": "acceptEdits"}})
+    source = workspace.parent / "archive-source"
+    (source / ".vscode").mkdir(parents=True)
+    (source / ".vscode" / "tasks.json").write_text('{"tasks": [{"runOptions": {"runOn": "folderOpen"}}]}\n')
+    (source / "lib.py").write_text("x = 1\n")
+    for archive, names in (("vendor.tar", (".vscode", "lib.py")), ("lib.tar", ("lib.py",))):
+        with tarfile.open(workspace / archive, "w") as tar:
+            for name in names:
+                tar.add(source / name, arcname=name)
+    commands = ["tar -xf vendor.tar", "tar -xf lib.tar"]
+    model.add(Reply.of(*(ToolUse("Bash", {"command": c}) for c in commands)), Reply.of(Text("done")))
+    editor.answers.append("Deny")
+    await editor.ask("unpack the vendored code")
+    (prompt,) = editor.prompts  # the archive of plain files extracts unasked in acceptEdits
+    assert prompt.message.startswith("$ tar -xf vendor.tar\n") and ".vscode" in prompt.message
+    refused, extracted = tool_results(model.requests[1])
+    assert refused["is_error"] and not (workspace / ".vscode").exists()
+    assert not extracted.get("is_error") and (workspace / "lib.py").read_text() == "x = 1\n"
 
 
 async def test_git_in_a_planted_repository_is_asked_about_and_runs_nothing(

@@ -8,9 +8,12 @@ what a Bash rule allows is the command, never the files it touches.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -253,6 +256,101 @@ def test_a_rule_naming_a_protected_path_explicitly_allows_writing_it(ws: Path) -
     )
     assert decision("echo hi > .envrc", ctx(ws, allow=("Bash(echo hi > .envrc)",))).behavior == "allow"
     assert asks(decision("echo x > .vscode/settings.json", ctx(ws, allow=("Edit(./**)", "Edit(./.*/**)"))))
+
+
+# an archive names the files it writes: a rule allowing the extractor allows the command, not them
+
+
+def _archives(ws: Path, members: dict[str, str], links: dict[str, str] | None = None) -> None:
+    """`vendor.tar`, `vendor.tgz` and `vendor.zip` holding `members` (name -> text) and `links` (name -> target)."""
+    with tarfile.open(ws / "vendor.tar", "w") as plain, tarfile.open(ws / "vendor.tgz", "w:gz") as packed:
+        for archive in (plain, packed):
+            for name, text in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(text.encode())
+                archive.addfile(info, io.BytesIO(text.encode()))
+            for name, target in (links or {}).items():
+                info = tarfile.TarInfo(name)
+                info.type, info.linkname = tarfile.SYMTYPE, target
+                archive.addfile(info)
+    with zipfile.ZipFile(ws / "vendor.zip", "w") as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+
+
+EXTRACTORS = ("Bash(tar:*)", "Bash(unzip:*)", "Bash(bsdtar:*)")
+UNPACK = ["tar -xf vendor.tar", "tar xzf vendor.tgz", "tar -x -z --file=vendor.tgz", "unzip -o vendor.zip"]
+
+
+@pytest.mark.skipif(shutil.which("tar") is None, reason="tar is not installed")
+def test_extracting_a_planted_archive_really_writes_the_files_it_names(ws: Path) -> None:
+    """The attack is real: the command line names only the archive."""
+    _archives(ws, {".vscode/tasks.json": "{}", "src/b.py": "x"})
+    subprocess.run(["tar", "-xf", "vendor.tar"], cwd=ws, check=True)
+    assert (ws / ".vscode" / "tasks.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize("command", [*UNPACK, "tar -C src -xf vendor.tar", "unzip vendor -d out"])
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+def test_an_archive_holding_a_protected_file_asks_whatever_the_rules(
+    ws: Path, command: str, mode: PermissionMode
+) -> None:
+    _archives(ws, {".vscode/tasks.json": "{}", "src/b.py": "x"})
+    result = decision(command, ctx(ws, allow=EXTRACTORS, mode=mode))
+    assert asks(result, "safety_check") and ".vscode" in result.reason.message, result
+
+
+@pytest.mark.parametrize(
+    ("members", "links", "said"),
+    [
+        ({"../escape.sh": "x"}, {}, "outside the folder"),
+        ({"/etc/cron.d/x": "x"}, {}, "outside the folder"),
+        ({"a.txt": "x"}, {"rc": "../.bashrc"}, "holds a link"),
+    ],
+)
+def test_an_archive_that_could_write_elsewhere_asks(
+    ws: Path, members: dict[str, str], links: dict[str, str], said: str
+) -> None:
+    _archives(ws, members, links)
+    result = decision("tar -xf vendor.tar", ctx(ws, allow=EXTRACTORS, mode="acceptEdits"))
+    assert asks(result, "safety_check") and said in result.reason.message, result
+
+
+def test_what_an_archive_writes_is_decided_as_edit_would(ws: Path) -> None:
+    """A plain archive extracts unasked where edits are accepted; by default its files ask, as `echo > f` does."""
+    _archives(ws, {"docs/readme.md": "hi", "src/b.py": "x"})
+    for command in UNPACK:
+        assert decision(command, ctx(ws, allow=EXTRACTORS, mode="acceptEdits")).behavior == "allow", command
+        result = decision(command, ctx(ws, allow=EXTRACTORS))
+        assert asks(result, "default") and "docs/readme.md" in result.reason.message, (command, result)
+    # names change on the way: --strip-components drops `docs/`, and a deny rule on the result is met
+    stripped = decision("tar -xf vendor.tar --strip-components=1", ctx(ws, deny=("Edit(./readme.md)",)))
+    assert stripped.behavior == "deny" and "readme.md" in stripped.reason.message, stripped
+    junked = decision("unzip -j vendor.zip", ctx(ws, allow=EXTRACTORS, deny=("Edit(./b.py)",)))
+    assert junked.behavior == "deny", junked
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat vendor.tar | tar -x",  # from the input
+        "tar -xf vendor.tar --transform=s/docs/.git/",  # names rewritten
+        "tar --extr -f vendor.tar",  # an abbreviation it does not follow
+        "tar -xf missing.tar",  # nothing to look into
+        "7z x vendor.7z",
+        "cpio -idv < vendor.cpio",
+    ],
+)
+def test_an_extraction_that_cannot_be_looked_into_asks(ws: Path, command: str) -> None:
+    _archives(ws, {"docs/readme.md": "hi"})
+    allow = (*EXTRACTORS, "Bash(cat:*)", "Bash(7z:*)", "Bash(cpio:*)")
+    assert asks(decision(command, ctx(ws, allow=allow, mode="acceptEdits")), "safety_check"), command
+
+
+def test_listing_an_archive_writes_nothing(ws: Path) -> None:
+    _archives(ws, {".vscode/tasks.json": "{}"})
+    for command in ("tar -tf vendor.tar", "tar -xOf vendor.tar", "unzip -l vendor.zip", "unzip -p vendor.zip"):
+        assert decision(command, ctx(ws, allow=EXTRACTORS)).behavior == "allow", command
 
 
 # ---------------------------------------------------------------------------- 3. protected paths (file tools too)

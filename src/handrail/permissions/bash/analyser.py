@@ -57,11 +57,13 @@ from handrail.permissions.bash.model import (
     GitUse,
     Reason,
     Redirect,
+    Unpack,
     Word,
 )
 from handrail.permissions.bash.readonly import ReadOnly, read_only
 from handrail.permissions.bash.readonly.git import content_reads, git_call, git_folder
 from handrail.permissions.bash.risky_commands import is_destructive, must_not_interrupt
+from handrail.permissions.bash.unpack import unpack_of
 from handrail.permissions.bash.wrappers import RUNNERS, SHELLS, base_name
 
 MAX_SUBCOMMANDS = 50
@@ -248,6 +250,7 @@ class _Analysis:
         self.cwd = os.path.normpath(str(cwd))
         self.functions: frozenset[str] = frozenset()
         self.git: dict[GitUse, None] = {}
+        self.unpacks: dict[Unpack, None] = {}
 
     # ------------------------------------------------------------------ forms
 
@@ -363,6 +366,7 @@ class _Analysis:
             subcommands=subcommands,
             accesses=accesses,
             git=tuple(self.git),
+            unpacks=tuple(self.unpacks),
             must_not_interrupt=any(must_not_interrupt(e.argv) for e in counted),
             changes_cwd=any(e.name in CD_COMMANDS for e in counted),
             flagged=tuple(dict.fromkeys(f.id for f in flags)),
@@ -551,6 +555,7 @@ class _Analysis:
             ro = read_only(argv) if self.ro_eligible(effective) else None
         self.path_accesses(self.touched(effective, data), cwds, judgement, follows_links(argv))
         self.git_use(effective, cwds, judgement)
+        self.unpack_use(effective, cwds, judgement)
         judgement.rule = rule
         only_reads = bool(ro and ro.read_only) and not flags
         judgement.read_only = only_reads and not self.writes(effective)
@@ -607,6 +612,27 @@ class _Analysis:
                 continue
             subcommand = call.subcommand.text if call.subcommand is not None else None
             self.git[GitUse(start, git_dir, subcommand, reads.whole_tree, reads.from_top)] = None
+
+    def unpack_use(self, effective: Effective, cwds: Sequence[str], judgement: _Judgement) -> None:
+        """Record the archive a command extracts: what it writes is named inside it (the Bash check looks)."""
+        words = unpack_of(effective.argv)
+        if words is None:
+            return
+        if words.format is None:
+            judgement.problems.append(Reason("unpack_unknown", f"`{render(effective.argv)}`: {words.why}"))
+            return
+        for cwd in cwds:
+            start: str | None = cwd
+            for chdir in effective.chdirs:
+                start = _join(chdir, start) if start is not None else None
+            archive = _join(words.archive, start) if words.archive is not None and start is not None else None
+            destination = start if words.destination is None or start is None else _join(words.destination, start)
+            if archive is None or destination is None:
+                what = "which archive it extracts, or where to, is not known"
+                judgement.problems.append(Reason("unpack_unknown", f"`{render(effective.argv)}`: {what}"))
+                continue
+            judgement.accesses.append(Access(archive, "read", wildcard=bool(words.archive and words.archive.glob)))
+            self.unpacks[Unpack(archive, destination, words.format, words.strip, words.junk_paths)] = None
 
     def relaxable(self, effective: Effective, rule: BashRule | None) -> bool:
         """Whether the expansions among a command's arguments can be let through (they cannot add a command).

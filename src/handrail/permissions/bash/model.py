@@ -169,6 +169,26 @@ class GitUse:
     from_top: tuple[str, ...] = ()
 
 
+ArchiveFormat = Literal["tar", "zip"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unpack:
+    """An archive one command extracts: the files it writes are named inside it, which only the disk can tell.
+
+    `archive` and `destination` are absolute. Without a `format`, handrail cannot look into what it
+    writes (`why` says so). `strip` leading components are dropped from each name; `junk_paths`
+    keeps only the last one (`unzip -j`).
+    """
+
+    archive: str | None
+    destination: str
+    format: ArchiveFormat | None
+    strip: int = 0
+    junk_paths: bool = False
+    why: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class BashVerdict:
     """What the analyser decided about a command line.
@@ -184,6 +204,7 @@ class BashVerdict:
       tools would. The analyser itself decides nothing about paths.
     * `git`: where each git command will look for its repository (its configuration can make
       git run programs, so the pipeline looks there before a git command counts as read-only).
+    * `unpacks`: the archives the commands extract (what they write is named inside them).
     * `must_not_interrupt`: cutting it in half would leave a mess (``git commit``, installs).
     * `changes_cwd`: it contains a ``cd`` (the session's directory changes; not concurrency safe).
     * `flagged`: ids of the security checks that fired (never allowed while non-empty).
@@ -200,6 +221,7 @@ class BashVerdict:
     read_only: bool = False
     accesses: tuple[Access, ...] = ()
     git: tuple[GitUse, ...] = ()
+    unpacks: tuple[Unpack, ...] = ()
     must_not_interrupt: bool = False
     changes_cwd: bool = False
     flagged: tuple[str, ...] = ()

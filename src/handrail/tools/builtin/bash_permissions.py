@@ -14,8 +14,9 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from handrail.permissions.archive_members import Members, archive_members
 from handrail.permissions.bash import BashVerdict, analyse, analysis
-from handrail.permissions.bash.model import Access, GitUse
+from handrail.permissions.bash.model import Access, GitUse, Unpack
 from handrail.permissions.context import PermissionContext
 from handrail.permissions.decision import PermissionCheck, Touch
 from handrail.permissions.gitdir import Repository, inspect_repository
@@ -25,7 +26,7 @@ from handrail.permissions.touches import resolve_accesses
 
 # analyser findings that no rule can settle (a path or a landing place it cannot know)
 _UNKNOWABLE = frozenset(
-    {"path_outside_working_dirs", "redirect_unresolved", "cd_outside", "git_repository_unknown"}
+    {"path_outside_working_dirs", "redirect_unresolved", "cd_outside", "git_repository_unknown", "unpack_unknown"}
 )
 
 
@@ -64,12 +65,19 @@ def check_for(verdict: BashVerdict, context: PermissionContext | None = None) ->
         with one_decision():
             repositories = [(use, _repository(use, context)) for use in verdict.git]
             printed = [access for use, found in repositories for access in _tree_reads(use, found, context)]
-            touches = resolve_accesses(tuple(dict.fromkeys((*verdict.accesses, *printed))), context)
+            unpacked = [(unpack, _members(unpack)) for unpack in verdict.unpacks]
+            extracted = [
+                Access(os.path.join(unpack.destination, name), "write")
+                for unpack, found in unpacked
+                for name in found.names
+            ]
+            touches = resolve_accesses(tuple(dict.fromkeys((*verdict.accesses, *printed, *extracted))), context)
         unsafe = [
             f"git would use the repository {found.git_dir}, and {problem}"
             for _, found in repositories
             for problem in found.problems
         ]
+        unsafe.extend(f"it extracts an archive, and {found.problem}" for _, found in unpacked if found.problem)
         if unsafe:
             return PermissionCheck("ask", "; ".join(dict.fromkeys(unsafe)), safety=True, touches=touches)
     if verdict.behavior == "allow":
@@ -80,6 +88,12 @@ def check_for(verdict: BashVerdict, context: PermissionContext | None = None) ->
     return PermissionCheck(
         "ask", message or "this command needs approval", suggestions=verdict.suggestions, touches=touches
     )
+
+
+def _members(unpack: Unpack) -> Members:
+    """The files extracting `unpack` writes, read from the archive (or why they cannot be known)."""
+    assert unpack.archive is not None and unpack.format is not None  # the analyser records only these
+    return archive_members(unpack.archive, unpack.format, strip=unpack.strip, junk_paths=unpack.junk_paths)
 
 
 def _repository(use: GitUse, context: PermissionContext) -> Repository:
