@@ -80,7 +80,6 @@ _OTHER_EXTRACTORS: dict[str, tuple[str, ...]] = {
     "pax": ("-r",),
     "unar": (),
     "unsquashfs": (),
-    "rpm2cpio": (),
 }
 
 
