@@ -538,6 +538,19 @@ def test_git_in_a_subfolder_that_prints_only_the_subfolder_is_still_allowed(
 
 
 @pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_a_denied_file_deleted_from_disk_is_still_in_the_history_git_prints(committed_secret: Path) -> None:
+    (committed_secret / ".env").unlink()
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "drop the key", cwd=committed_secret)
+    assert "very-secret" in _git_output("log", "-p", cwd=committed_secret)  # the attack is real
+    context = ctx(committed_secret, deny=("Read(./.env)",), allow=("Bash(git:*)",))
+    for command in ("git log -p", "cd src && git log -p", "git show HEAD~1", "git diff HEAD~1"):
+        result = decision(command, context)
+        assert asks(result) and "Read(./.env)" in result.reason.message, (command, result)
+    assert decision("git log --oneline", context).behavior == "allow"
+    assert decision("grep -r KEY .", context).behavior == "allow"  # the file system holds no .env now
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
 def test_a_workspace_inside_a_larger_repository_searches_its_own_part(committed_secret: Path) -> None:
     """Opened on one package of a repository, `git log -p` is judged on the package's files (the rules' place)."""
     package = committed_secret / "src"

@@ -47,7 +47,7 @@ def resolve_accesses(accesses: Sequence[Access], context: PermissionContext) -> 
             written, real = _pair(path_forms(name, cwd))
             named = access.named and written == real  # an exact rule named this path, not where a link leads
             if kind == "search":
-                below, complete = _below(written, real, context, follows=access.follows_links)
+                below, complete = _below(written, real, context, follows=access.follows_links, history=access.history)
                 out.append(Touch(kind, written, real, named, below, not complete))
             else:
                 out.append(Touch(kind, written, real, named))
@@ -73,13 +73,14 @@ def expanded(text: str) -> list[str] | None:
 
 
 def _below(
-    written: str, real: str, context: PermissionContext, *, follows: bool
+    written: str, real: str, context: PermissionContext, *, follows: bool, history: bool = False
 ) -> tuple[tuple[tuple[str, str], ...], bool]:
     """What below a searched folder the pipeline must see, and whether the look was complete.
 
     Without following links, only the places the Read deny and ask rules may match are looked
     at (the files they name, the folders their wildcards may match in); following links, the
-    whole folder is walked and every link is reported with where it leads.
+    whole folder is walked and every link is reported with where it leads. Searching a
+    repository's `history`, the files the rules name count as there even when gone from disk.
     """
     if not os.path.isdir(real):
         return (), True
@@ -93,7 +94,7 @@ def _below(
         for folder in dict.fromkeys((written, real)):
             reach = rules.reach(folder)
             for file in reach.files:
-                if os.path.lexists(file):
+                if history or os.path.lexists(file):  # a repository's history holds files deleted since
                     found[(file, os.path.realpath(file))] = None
             for pattern in reach.globs:
                 matches = list(itertools.islice(glob.iglob(pattern, include_hidden=True), MAX_EXPANDED + 1))

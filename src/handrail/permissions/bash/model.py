@@ -143,7 +143,9 @@ class Access:
     place (after a symlink, `..` is the link target's parent: only the kernel knows). `named`
     says an exact rule the user wrote covers the command that touches it. A `search` reads
     everything below the folder; `follows_links` says it follows the links it meets there.
-    `wildcard` paths name whatever files they match when the command runs.
+    `wildcard` paths name whatever files they match when the command runs. A search with
+    `history` reads a repository's history too, where a file deleted from disk lives on: the
+    files the Read rules name below the folder count as read, on disk or not.
     """
 
     path: str
@@ -151,6 +153,7 @@ class Access:
     named: bool = False
     follows_links: bool = False
     wildcard: bool = False
+    history: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -108,7 +108,8 @@ def _tree_reads(use: GitUse, repository: Repository, context: PermissionContext)
 
     `git log -p` in a subfolder prints the changes of the whole tree, and `HEAD:.env` is the top's
     `.env`. Of a work tree larger than the working directories (a workspace opened on one package of
-    a larger repository), the part inside them is searched: that is where the rules are about.
+    a larger repository), the part inside them is searched: that is where the rules are about. The
+    search takes in history: a file the rules name was perhaps committed once and deleted since.
     """
     tree = repository.work_tree
     if tree is None:
@@ -117,7 +118,8 @@ def _tree_reads(use: GitUse, repository: Repository, context: PermissionContext)
     if use.whole_tree:
         working = context.working_roots
         if working.contain(tree):
-            out.append(Access(tree, "search"))
+            out.append(Access(tree, "search", history=True))
         else:
-            out.extend(Access(root, "search") for root in working.real if root.startswith(tree.rstrip("/") + "/"))
+            inside = tree.rstrip("/") + "/"
+            out.extend(Access(root, "search", history=True) for root in working.real if root.startswith(inside))
     return out
