@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -178,6 +183,51 @@ async def test_shutdown_while_a_prompt_is_open(editor: Editor, model: FakeModel)
     assert (await ask)["stopReason"] == "cancelled"
     editor.client.exit(None)
     editor.client.capabilities = None
+
+
+def _send_ask(editor: Editor, prompt: str, session_id: str) -> Future[Any]:
+    """Send `handrail.ask` at once (not when a task first runs): its answer, to come."""
+    params = types.ExecuteCommandParams(command="handrail.ask", arguments=[{"prompt": prompt, "sessionId": session_id}])
+    future: Future[Any] = editor.client.protocol.send_request(types.WORKSPACE_EXECUTE_COMMAND, params)
+    return future
+
+
+def _repository_with_a_waiting_hook(workspace: Path) -> Path:
+    """A repository whose pre-commit hook says it started, then waits for a line on the FIFO returned."""
+    release = workspace.parent / "release-hook"
+    os.mkfifo(release)
+    for args in (["init", "-q"], ["config", "user.name", "t"], ["config", "user.email", "t@t"]):
+        subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True)
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\necho hook started\nread line < '{release}'\n")
+    hook.chmod(0o755)
+    return release
+
+
+async def test_an_ask_sent_right_after_stop_runs_once_the_stopped_turn_has_ended(
+    editor: Editor, model: FakeModel, workspace: Path
+) -> None:
+    """Stop, then ask again at once (as a user does): the new prompt is not refused while the old turn winds down.
+
+    The stopped turn is held in its wind-down by a `git commit` (which is never cut in half) whose hook
+    waits on a FIFO the test opens only after the next ask was sent.
+    """
+    release = _repository_with_a_waiting_hook(workspace)
+    model.add(Reply.of(ToolUse("Bash", {"command": "git commit --allow-empty -qm wip"})), Reply.of(Text("fresh")))
+    editor.answers.append("Allow once")
+    first = asyncio.ensure_future(editor.ask("commit", session_id="s3"))
+    await editor.wait_for_chat(lambda e: e["kind"] == "toolProgress" and "hook started" in json.dumps(e))
+    assert await editor.cancel("s3") == {"cancelled": True}
+    again = _send_ask(editor, "again", "s3")  # sent now, before the next one
+    with pytest.raises(JsonRpcException, match="still running"):  # one waiting ask at a time
+        await editor.ask("and again", session_id="s3")
+    assert not first.done()  # the commit still runs: the stopped turn has not ended
+    await asyncio.to_thread(release.write_text, "go\n")
+    assert (await first)["stopReason"] == "cancelled"
+    assert (await asyncio.wrap_future(again))["text"] == "fresh"
+    kinds = [e["kind"] for e in editor.chat if e["sessionId"] == "s3" and e["kind"] in ("turnStart", "turnEnd")]
+    assert kinds == ["turnStart", "turnEnd", "turnStart", "turnEnd"]  # never two turns at once
+    assert model.errors == []
 
 
 async def test_a_second_ask_for_a_busy_session_is_refused(editor: Editor, model: FakeModel) -> None:

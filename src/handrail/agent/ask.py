@@ -167,7 +167,7 @@ async def run_ask(
         ).reminders,
         notes=tuple(note for note in [session.date.note(now)] if note),
     )
-    if host.shutting_down():
+    if host.shutting_down() or session.stopping:  # (cancelled while the turn was being set up)
         chat.end_progress("cancelled")
         return AskResult(session_id=session.id, stop_reason="cancelled", text="")
 
@@ -182,6 +182,7 @@ async def run_ask(
         result = await asyncio.shield(turn)
     except asyncio.CancelledError:
         if not turn.done():  # our request was cancelled ($/cancelRequest): stop the turn, then give up
+            session.stopping = True  # the session's next ask waits for this one to wind down
             turn.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await turn

@@ -185,8 +185,8 @@ class AgentHost:
             from handrail.agent.mcp_prompts import slash_content
 
             content = await slash_content(self.mcp, params.prompt)
-        session = self._claim(params)
-        return await self._run_claimed(session, params, editor, content)
+        session, waits = self._claim(params)
+        return await self._run_claimed(session, params, editor, content, waits)
 
     def start_ask(
         self, params: AskParams, editor: EditorPorts, finished: Callable[[AskResult | Exception], None]
@@ -196,38 +196,64 @@ class AgentHost:
         For editors whose requests time out while a turn runs: the turn reports itself to the editor as it
         goes, and `finished` gets its result (or what stopped it from running).
         """
-        session = self._claim(params)  # a busy session is refused now, not after the answer
+        session, waits = self._claim(params)  # a busy session is refused now, not after the answer
 
         async def run() -> None:
             try:
                 from handrail.agent.mcp_prompts import slash_content
 
                 content = await slash_content(self.mcp, params.prompt)
-                result: AskResult | Exception = await self._run_claimed(session, params, editor, content)
             except Exception as exc:
-                session.starting = False
+                self._release(session, waits, took_over=False)
+                finished(exc)
+                return
+            try:
+                result: AskResult | Exception = await self._run_claimed(session, params, editor, content, waits)
+            except Exception as exc:
                 result = exc
             finished(result)
 
         self.in_background(run())
         return AskStarted(session_id=session.id)
 
-    def _claim(self, params: AskParams) -> Session:
+    def _claim(self, params: AskParams) -> tuple[Session, bool]:
         """The session a turn runs in (made now unless the arguments name one this server holds), marked busy
-        before anything awaits, so that a second ask sees it busy."""
+        before anything awaits, so that a second ask sees it busy; and whether the ask must wait first.
+
+        A session whose turn was cancelled takes one new ask, which waits for that turn to wind down (the
+        user pressed Stop and asked again); any other ask while a turn runs is refused.
+        """
         session = self.sessions.get(params.session_id) if params.session_id else None
         if session is None:
             roots = self._workspace.roots()
             session = self.sessions.create(PermissionContext(workspace_roots=roots), params.session_id)
         if session.busy:
-            raise InvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
+            if not session.stopping or session.next_ask is not None:
+                raise InvalidRequest(f"session {session.id} is still running a turn; cancel it or wait")
+            session.next_ask = asyncio.Event()
+            return session, True
         session.starting = True
-        return session
+        return session, False
+
+    def _release(self, session: Session, waits: bool, *, took_over: bool) -> None:
+        """An ask lets the session go: the one waiting for it (if any) may start."""
+        if waits and not took_over:  # it gave up while waiting: the running ask still holds the session
+            session.next_ask = None
+            return
+        session.starting = False
+        session.stopping = False
+        if session.next_ask is not None:
+            session.next_ask.set()
 
     async def _run_claimed(
-        self, session: Session, params: AskParams, editor: EditorPorts, content: list[Any] | None
+        self, session: Session, params: AskParams, editor: EditorPorts, content: list[Any] | None, waits: bool
     ) -> AskResult:
+        took_over = not waits
         try:
+            if waits and session.next_ask is not None:
+                await session.next_ask.wait()
+                session.next_ask = None
+                session.starting = took_over = True
             if params.session_id:  # a session from before a restart continues from its transcript
                 await self.archive.resume(session)
             from handrail.agent.ask import run_ask
@@ -235,8 +261,8 @@ class AgentHost:
             roots = self._workspace.roots()
             return await run_ask(self._services(), session, params.prompt, roots, editor, content=content)
         finally:
-            session.starting = False
-            if session.turn_rules:  # what skills granted ends with the turn (background work must not keep it)
+            self._release(session, waits, took_over=took_over)
+            if took_over and session.turn_rules:  # what skills granted ends with the turn (not kept by background work)
                 session.turn_rules.clear()
                 self.update_session_context(session)
 
@@ -275,9 +301,11 @@ class AgentHost:
     def cancel(self, params: CancelParams) -> CancelResult:
         """`handrail.cancel`: stop a session's running turn."""
         session = self.sessions.get(params.session_id)
-        if session is None or not session.busy or session.turn is None:
+        if session is None or not session.busy:
             return CancelResult(cancelled=False)
-        session.turn.cancel()
+        session.stopping = True  # a turn still being set up does not start; the next ask waits for this one to end
+        if session.turn is not None:
+            session.turn.cancel()  # (a turn of an earlier ask is done: this does nothing)
         return CancelResult(cancelled=True)
 
     def background_tasks(self, params: BackgroundTasksParams) -> BackgroundTaskList:

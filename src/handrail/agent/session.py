@@ -70,11 +70,13 @@ class Session:
         self.updates.notify()
 
     starting: bool = False
+    stopping: bool = False  # the running turn was cancelled: one new ask may wait for it to wind down
+    next_ask: asyncio.Event | None = None  # that ask waits on it; set when the running ask lets the session go
 
     @property
     def busy(self) -> bool:
-        """Whether a turn is running now (or being set up)."""
-        return self.starting or (self.turn is not None and not self.turn.done())
+        """Whether a turn is running now (or being set up, or waiting for a cancelled one to end)."""
+        return self.starting or self.next_ask is not None or (self.turn is not None and not self.turn.done())
 
     def allow_always(self, rule: PermissionRule) -> None:
         """Remember an "always allow" answer for the rest of the session."""
