@@ -250,7 +250,8 @@ class AgentHost:
     ) -> AskResult:
         took_over = not waits
         try:
-            if waits and session.next_ask is not None:
+            if waits:
+                assert session.next_ask is not None  # `_claim` made it for this ask
                 await session.next_ask.wait()
                 session.next_ask = None
                 session.starting = took_over = True

@@ -78,7 +78,8 @@ def inspect_repository(
     subcommand: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Repository:
-    """The repository git uses when started in `start` (or given `git_dir`), and what in it would run programs.
+    """The repository git uses when started in `start` (or given `git_dir`), its work tree, and what in it
+    would run programs.
 
     `inside(path)` says whether a resolved path lies inside the working directories (a work
     tree or object store elsewhere means git reads files there). An alias matters only to the

@@ -5,7 +5,10 @@ are a safety ask no rule or mode settles; each part must be covered). What the c
 goes to the pipeline resolved (`permissions.touches`): every file they read, write, run,
 search or move into, decided there by the same code as Read and Edit, after symlinks are
 followed. Every repository a git command will use is looked at first (`permissions.gitdir`):
-one whose configuration makes git run a program is a safety ask too.
+one whose configuration makes git run a program is a safety ask too, and what git prints of its
+work tree (`git log -p` in a subfolder prints the whole tree) is searched there. An archive a
+command extracts is listed (`permissions.archive_members`): each file it would write is a write
+like any other, and one that cannot be listed, or could write elsewhere, is a safety ask.
 """
 
 from __future__ import annotations

@@ -269,7 +269,7 @@ def git_call(argv: Sequence[Word]) -> GitCall:
     )
 
 
-def _below(folder: Word, name: str) -> Word:
+def _in_folder(folder: Word, name: str) -> Word:
     joined = f"{folder.text}/{name.removeprefix('./')}"
     return Word(joined, joined, "q" * len(joined), folder.resolved)
 
@@ -352,7 +352,7 @@ def git_read_only(argv: Sequence[Word]) -> ReadOnly:
     if reads.folder:  # it reads the files below (and the analyser records what of the whole tree, for the disk)
         folder = git_folder(call)
         paths.append((folder, "search"))
-        paths.extend((_below(folder, name), "read") for name in reads.here)
+        paths.extend((_in_folder(folder, name), "read") for name in reads.here)
     if no_index:
         paths.extend((w, "read") for w in args if not w.text.startswith("-"))
     if sub in ("blame", "annotate"):
