@@ -1,7 +1,8 @@
 """The files a command's own arguments read or write: read-only commands and the common writers.
 
-`touched_paths(argv)` knows the commands that write (`rm`, `mv`, `cp`, `tee`, `dd`, `curl -o`...) as well
-as the read-only ones, so their targets can be checked against the working directories and file rules.
+`touched_paths(argv)` knows the commands that write (`rm`, `mv`, `cp`, `tee`, `dd`...) as well as the
+read-only ones, and those that pack or send files (`tar -c`, `zip`, `rsync`, `scp`, `curl`, `wget`:
+`transfer_arguments`), so their targets can be checked against the working directories and file rules.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from handrail.permissions.bash.options import option_set, scan
 from handrail.permissions.bash.readonly import ALIASES, CUSTOM, read_only
 from handrail.permissions.bash.readonly.sed import sed_call
 from handrail.permissions.bash.readonly.specs import SPECS
+from handrail.permissions.bash.transfer_arguments import TRANSFERS, transfer_paths
 
 _WRITERS: dict[str, frozenset[str]] = {
     "rm": frozenset(),
@@ -42,7 +44,8 @@ FILE_NAMING: frozenset[str] = (
     | frozenset(ALIASES)
     | frozenset(_WRITERS)
     | frozenset(_OUTPUT_OPTIONS)
-    | option_set("chmod chown chgrp cp install truncate dd curl wget tar zip unzip rsync scp ln printf")
+    | TRANSFERS
+    | option_set("chmod chown chgrp cp install truncate dd unzip ln printf")
 )
 
 
@@ -111,24 +114,6 @@ def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
     if name == "sed":
         call = sed_call(argv)
         return tuple((w, "write" if call.in_place else "read") for w in call.files if w.text != "-")
-    if name in ("curl", "wget"):
-        result = scan(
-            argv,
-            option_set(
-                "-o --output -O --output-document -P --directory-prefix -d --data -H --header -X "
-                "--request -u --user -A --user-agent -e --referer -T --upload-file -F --form -b --cookie "
-                "-c --cookie-jar -w --write-out -m --max-time --connect-timeout"
-            ),
-        )
-        out: list[tuple[Word, Direction]] = []
-        for flag, argument in result.options:
-            if argument is None:
-                continue
-            if flag in ("-o", "--output", "--output-document", "-c", "--cookie-jar", "-P", "--directory-prefix") or (
-                flag == "-O" and name == "wget"
-            ):
-                out.append((argument, "write"))
-            elif flag in ("-T", "--upload-file"):
-                out.append((argument, "read"))
-        return tuple(out)
+    if name.rsplit("/", 1)[-1] in TRANSFERS:
+        return transfer_paths(argv)
     return ()

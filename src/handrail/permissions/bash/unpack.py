@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from handrail.permissions.bash.model import ArchiveFormat, Word
 from handrail.permissions.bash.options import option_set, scan
+from handrail.permissions.bash.tar_options import TAR_NAMES, TAR_PLAIN, TAR_VALUED, is_long, tar_scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,36 +36,10 @@ class UnpackWords:
     why: str = ""
 
 
-# tar's options that take a value (short, and long in full); a long option given as a prefix must use `=`
-_TAR_VALUED = option_set(
-    "-f -C -T -X -b -H -K -L -N -V -g -F -I --file --directory --files-from --exclude-from --blocking-factor "
-    "--format --starting-file --tape-length --newer --label --listed-incremental --info-script "
-    "--use-compress-program --exclude --owner --group --mode --mtime --record-size --strip-components "
-    "--transform --xform --one-top-level --warning --checkpoint --checkpoint-action --to-command --suffix "
-    "--backup --occurrence --newer-mtime --after-date --atime-preserve --quoting-style --null --sparse-version"
-)
-# tar's options that leave the names and the destination as `unpack_of` reads them
-_TAR_PLAIN = option_set(
-    "-x -v -z -j -J -a -k -m -o -p -s -U -w -O -B -i -S -W -l --extract --get --verbose --gzip --gunzip --ungzip "
-    "--bzip2 --xz --lzma --lzip --lzop --auto-compress --keep-old-files --keep-newer-files --skip-old-files "
-    "--overwrite --overwrite-dir --no-overwrite-dir --touch --no-same-owner --same-owner --no-same-permissions "
-    "--same-permissions --preserve-permissions --numeric-owner --unlink-first --recursive-unlink "
-    "--ignore-zeros --ignore-failed-read --totals --verify --interactive --confirmation --warning --wildcards "
-    "--no-wildcards --anchored --no-anchored --ignore-case --no-ignore-case --exclude --exclude-vcs "
-    "--exclude-backups --exclude-caches --no-recursion --recursion --delay-directory-restore "
-    "--no-delay-directory-restore --check-links --show-transformed-names --full-time --utc --checkpoint "
-    "--blocking-factor --record-size --format --occurrence --quoting-style --null --no-null --unquote "
-    "--no-unquote --restrict --sparse --read-full-records --backup --suffix --mode --owner --group --mtime "
-    "--one-file-system --no-xattrs --no-acls --no-selinux --xattrs --acls --selinux --block-number "
-    "--index-file --force-local --no-auto-compress --exclude-from --files-from -T -X -b -B --zstd "
-    "--to-stdout --starting-file --keep-directory-symlink"
-)
 # tar options under which it writes nothing to disk, or lists instead of extracting
 _TAR_NO_WRITE = option_set("-O --to-stdout -t --list -d --diff --compare")
 # tar options that rename what it writes, or run a program that could (not followed: the command asks)
 _TAR_RENAMING = option_set("--transform --xform --one-top-level -P --absolute-names -I -F -g --to-command")
-_TAR_BUNDLE_VALUED = "fCTXbHKLNVgFI"
-_TAR_NAMES = ("tar", "bsdtar", "gtar")
 
 _UNZIP_VALUED = option_set("-d -x -P -I -O")
 _UNZIP_NO_WRITE = option_set("-l -v -t -z -Z -p -c -T")
@@ -88,7 +63,7 @@ def unpack_of(argv: Sequence[Word]) -> UnpackWords | None:
     if not argv or not argv[0].resolved:
         return None
     name = argv[0].text.rsplit("/", 1)[-1]
-    if name in _TAR_NAMES:
+    if name in TAR_NAMES:
         return _tar(argv)
     if name == "unzip":
         return _unzip(argv)
@@ -101,14 +76,11 @@ def unpack_of(argv: Sequence[Word]) -> UnpackWords | None:
 
 
 def _tar(argv: Sequence[Word]) -> UnpackWords | None:
-    words = list(argv)
-    if len(words) > 1 and words[1].resolved and words[1].text and not words[1].text.startswith("-"):
-        words = [words[0], *_unbundle(words[1], words[2:])]  # `tar xzf a.tgz` is `tar -x -z -f a.tgz`
-    result = scan(words, _TAR_VALUED)
+    result = tar_scan(argv)
     names = [option for option, _ in result.options]
-    if not any(_is_long(n, "--extract") or _is_long(n, "--get") or n == "-x" for n in names):
+    if not any(is_long(n, "--extract") or is_long(n, "--get") or n == "-x" for n in names):
         return None
-    if any(n in _TAR_NO_WRITE or _is_long(n, "--to-stdout") or _is_long(n, "--list") for n in names):
+    if any(n in _TAR_NO_WRITE or is_long(n, "--to-stdout") or is_long(n, "--list") for n in names):
         return None
     if result.unresolved:
         return UnpackWords(None, None, None, why="`tar` is given words that are only known when it runs")
@@ -126,27 +98,11 @@ def _tar(argv: Sequence[Word]) -> UnpackWords | None:
             if value is None or not value.text.isdigit():
                 return UnpackWords(None, None, None, why="`tar --strip-components` without a number")
             strip = int(value.text)
-        elif (option not in _TAR_PLAIN and option not in _TAR_VALUED) or option in _TAR_RENAMING:
+        elif (option not in TAR_PLAIN and option not in TAR_VALUED) or option in _TAR_RENAMING:
             return UnpackWords(None, None, None, why=f"`tar {option}` changes what it writes in ways not followed")
     if archive is None or archive.text == "-":
         return UnpackWords(None, None, None, why="`tar` extracts an archive from its input")
     return UnpackWords(archive, destination, "tar", strip=strip)
-
-
-def _unbundle(bundle: Word, rest: Sequence[Word]) -> list[Word]:
-    """`xzf a.tgz` as `-x -z -f a.tgz`: each letter an option, the valued ones taking the next words in order."""
-    out: list[Word] = []
-    queue = list(rest)
-    for letter in bundle.text:
-        out.append(Word("-" + letter, "-" + letter, "qq", bundle.resolved))
-        if letter in _TAR_BUNDLE_VALUED and queue:
-            out.append(queue.pop(0))
-    return [*out, *queue]
-
-
-def _is_long(given: str, option: str) -> bool:
-    """`given` is `option` or an abbreviation GNU getopt would take for it (at least `--` and three letters)."""
-    return given.startswith("--") and len(given) >= 5 and option.startswith(given)
 
 
 def _unzip(argv: Sequence[Word]) -> UnpackWords | None:
