@@ -17,7 +17,8 @@ from handrail.permissions.bash.tar_options import TAR_NAMES, is_long, tar_scan
 
 Touched = tuple[tuple[Word, Direction], ...]
 
-_ZIP_VALUED = option_set("-b -n -t -tt -P -Z -s -sp -O --out -x -i --exclude --include --password --temp-path")
+_ZIP_VALUED = option_set("-b -n -t -tt -P -Z -s -sp -O --out --password --temp-path")
+_ZIP_LISTS = option_set("-x -i --exclude --include")  # each takes the patterns up to the next option
 _RSYNC_VALUED = option_set(
     "-e --rsh --rsync-path -f --filter --exclude --include --exclude-from --include-from --files-from "
     "--password-file --log-file --log-file-format --out-format --backup-dir --suffix --partial-dir -T "
@@ -42,7 +43,8 @@ _CURL_VALUED = option_set(
 )
 _CURL_WRITES = option_set("-o --output -c --cookie-jar -D --dump-header --trace --trace-ascii --stderr --etag-save")
 _CURL_READS = option_set("-T --upload-file --netrc-file -E --cert --key --cacert --etag-compare")
-_CURL_DATA = option_set("-d --data --data-ascii --data-binary --json")  # `@file` sends the file
+# `@file` reads the file: the data or headers sent, the output format
+_CURL_AT_FILE = option_set("-d --data --data-ascii --data-binary --json -H --header -w --write-out")
 _WGET_VALUED = option_set(
     "-O --output-document -o --output-file -a --append-output -P --directory-prefix -i --input-file "
     "--post-file --body-file --post-data --body-data --method --header -U --user-agent --load-cookies "
@@ -74,8 +76,10 @@ def _tar_create(argv: Sequence[Word]) -> Touched:
     """`tar -c` reads what it is given (folders whole), after the `-C` before it; the archive is written."""
     result = tar_scan(argv)
     names = [option for option, _ in result.options]
-    creating = any(n in ("-c", "-r", "-u") or any(is_long(n, m) for m in ("--create", "--append", "--update"))
-                   for n in names)  # fmt: skip
+    creating = any(
+        n in ("-c", "-r", "-u", "-A") or any(is_long(n, m) for m in ("--create", "--append", "--update", "--catenate"))
+        for n in names
+    )
     if not creating:
         return ()
     out: list[tuple[Word, Direction]] = []
@@ -96,8 +100,19 @@ def _tar_create(argv: Sequence[Word]) -> Touched:
 
 
 def _zip(argv: Sequence[Word]) -> Touched:
-    """`zip out.zip files…`: the archive is written, the files read (folders searched with `-r`)."""
-    result = scan(argv, _ZIP_VALUED)
+    """`zip out.zip files…`: the archive is written, the files read (folders searched with `-r`).
+
+    The patterns after `-x` and `-i` (up to the next option) name what to leave out or take, not files.
+    """
+    words: list[Word] = []
+    patterns = False
+    for word in argv:
+        if word.text.startswith("-"):
+            patterns = word.text in _ZIP_LISTS
+            words.append(word)
+        elif not patterns:
+            words.append(word)
+    result = scan(words, _ZIP_VALUED - _ZIP_LISTS)
     if not result.operands:
         return ()
     recursive = any(n in _RECURSIVE for n, _ in result.options)
@@ -145,8 +160,12 @@ def _curl(argv: Sequence[Word]) -> Touched:
             out.append((value, "write"))
         elif option in _CURL_READS:
             out.append((value, "read"))
-        elif option in _CURL_DATA and text.startswith("@") and text != "@-":
+        elif option in _CURL_AT_FILE and text.startswith("@") and text != "@-":
             out.append((_sliced(value, 1), "read"))
+        elif option in ("-b", "--cookie") and "=" not in text and text != "-":  # a file of cookies, sent
+            out.append((value, "read"))
+        elif option == "--variable" and "@" in text and not text.endswith("@-"):
+            out.append((_sliced(value, text.index("@") + 1), "read"))
         elif option == "--data-urlencode" and "@" in text.split("=", 1)[0]:
             at = text.index("@")
             if text[at + 1 :] != "-":
@@ -169,6 +188,10 @@ def _wget(argv: Sequence[Word]) -> Touched:
             out.append((value, "write"))
         elif option in _WGET_READS:
             out.append((value, "read"))
+        elif option in ("-e", "--execute"):  # a .wgetrc command: `post_file = .env` reads the file
+            setting, equals, file = value.text.partition("=")
+            if equals and ("file" in setting or setting.strip() in ("input", "load_cookies")):
+                out.append((_sliced(value, len(value.text) - len(file.lstrip())), "read"))
     return tuple(out)
 
 
