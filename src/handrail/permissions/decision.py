@@ -8,7 +8,8 @@ from typing import Literal
 Behavior = Literal["allow", "deny", "ask"]
 CheckBehavior = Literal["allow", "deny", "ask", "passthrough"]
 # how a call touches a path: reads it, writes it, runs it, reads everything below it, or moves into it
-TouchKind = Literal["read", "write", "run", "search", "enter"]
+# `mention`: a file named to a program handrail does not know (`gh gist create .env`): it may read it
+TouchKind = Literal["read", "write", "run", "search", "enter", "mention"]
 
 ReasonType = Literal[
     "rule",

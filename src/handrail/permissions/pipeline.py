@@ -97,7 +97,9 @@ _READ_INSIDE = DecisionReason("read_only_in_workspace", "reads inside the worksp
 _READ_OUTSIDE = DecisionReason("outside_workspace", "reads outside the workspace need approval")
 _CHANGES = DecisionReason("default", "this tool changes things, so it needs approval")
 _RULE_WORDS: dict[str, str] = {"allow": "allowed by", "deny": "denied by", "ask": "approval asked by"}
-_VERBS = {"read": "reads", "write": "writes", "run": "runs", "search": "searches", "enter": "moves into"}
+_VERBS = {
+    "read": "reads", "write": "writes", "run": "runs", "search": "searches", "enter": "moves into", "mention": "names"
+}
 
 
 def _rule_reason(behavior: RuleBehavior, rule: PermissionRule) -> DecisionReason:
@@ -186,6 +188,8 @@ def _touch_rule(
 ) -> tuple[PermissionRule, Touch] | None:
     """The first deny (or ask) rule covering a path a call touches (for a search, all it reads), with that touch."""
     for touch in touches:
+        if touch.kind == "mention":
+            continue  # what the program does with it is not known: `_mention_problem` asks instead
         rules = _touch_rules(context, behavior, touch, cwd)
         if not rules.rules:
             continue
@@ -233,6 +237,27 @@ def _search_problem(context: PermissionContext, touches: tuple[Touch, ...], cwd:
                         f"which the rule {_rule_text(rule)} {'denies' if behavior == 'deny' else 'asks about'}"
                     )
                     return DecisionReason("rule", message, str(rule))
+    return None
+
+
+def _mention_problem(context: PermissionContext, touches: tuple[Touch, ...], cwd: Path) -> DecisionReason | None:
+    """Why a program must ask: it is given a file a Read deny or ask rule covers, and may read it (or send it on).
+
+    Only the rules matter here: a program handrail does not know is the Bash rule's, and so are the
+    other files it names; but the user said this file is not to be read unasked.
+    """
+    for behavior in ("deny", "ask"):
+        rules = context.file_rules(behavior, "Read", cwd)
+        if not rules.rules:
+            continue
+        for touch in touches:
+            if touch.kind == "mention" and (rule := rules.first_match((touch.forms,), behavior)) is not None:
+                judged = "denies" if behavior == "deny" else "asks about"
+                message = (
+                    f"it names {touch.written}, which the rule {_rule_text(rule)} {judged}, "
+                    "to a program that may read it"
+                )
+                return DecisionReason("rule", message, str(rule))
     return None
 
 
@@ -316,7 +341,7 @@ def _outside_reads(
     allow = context.file_rules("allow", "Read", cwd)
     out: list[tuple[Touch, str]] = []
     for touch in touches:
-        if touch.kind in ("write", "run") or touch.named:
+        if touch.kind in ("write", "run", "mention") or touch.named:
             continue
         for written, real in ((touch.written, touch.real), *touch.below):
             if not working.contain_both(written, real):
@@ -479,6 +504,8 @@ def _find(
     if touches and (hit := _touch_rule(context, "ask", touches, cwd)) is not None:
         return "ask", _touch_reason("ask", *hit)
     if touches and (reason := _search_problem(context, touches, cwd)) is not None:
+        return "ask", reason
+    if touches and (reason := _mention_problem(context, touches, cwd)) is not None:
         return "ask", reason
     # 5: safety checks
     if check.behavior == "ask" and check.safety:

@@ -229,7 +229,7 @@ def test_not_read_only(command: str) -> None:
         ("dd if=a of=b bs=1M", [("a", "read"), ("b", "write")]),
         ("sed -i s/a/b/ f", [("f", "write")]),
         ("curl -o out.html https://x", [("out.html", "write")]),
-        ("sort -o sorted.txt f", [("sorted.txt", "write")]),
+        ("sort -o sorted.txt f", [("sorted.txt", "write"), ("f", "read")]),
         ("git log --output=log.txt", [("log.txt", "write")]),
     ],
 )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from handrail.permissions.bash.model import Direction, Word
 from handrail.permissions.bash.options import option_set, scan
 from handrail.permissions.bash.readonly import ALIASES, CUSTOM, read_only
+from handrail.permissions.bash.readonly.git import git_call
 from handrail.permissions.bash.readonly.sed import sed_call
 from handrail.permissions.bash.readonly.specs import SPECS
 from handrail.permissions.bash.transfer_arguments import TRANSFERS, transfer_paths
@@ -82,6 +83,13 @@ def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
                 found.append((argv[index + 1], "write"))
             elif name != "git" and word.text.startswith("-o") and len(word.text) > 2 and "-o" in options:
                 found.append((Word(word.text[2:], word.text[2:], word.mask[2:], word.resolved), "write"))
+        if name == "git":  # a git that writes (`git add .env`, then a push) is given files it may read
+            written = {word.text for word, _ in found}
+            given = [argv[0], *git_call(argv).args]  # after the subcommand (and git's own options)
+            found.extend(m for m in mentioned_paths(given) if m[0].text not in written)
+        else:  # what it reads: `sort -o out .env` reads .env as `sort .env` does
+            reads: Direction = "search" if name == "tree" else "read"
+            found.extend((w, reads) for w in scan(argv, options).operands if w.text != "-")
         return tuple(found)
     if name in ("chmod", "chown", "chgrp"):
         result = scan(argv, option_set("--reference --from"))
@@ -116,4 +124,24 @@ def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
         return tuple((w, "write" if call.in_place else "read") for w in call.files if w.text != "-")
     if name.rsplit("/", 1)[-1] in TRANSFERS:
         return transfer_paths(argv)
-    return ()
+    return mentioned_paths(argv)
+
+
+def mentioned_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
+    """The words a program handrail does not know is given that could name files (`gh gist create .env`,
+    `docker run --env-file=.env`): it may read them, so a Read deny or ask rule on one makes it ask.
+
+    Options' own names are not files; a value after `=` may be. URLs are not files.
+    """
+    found: list[tuple[Word, Direction]] = []
+    for word in argv[1:]:
+        text = word.text
+        if not word.resolved or not text or "://" in text:
+            continue
+        if text.startswith("-"):
+            option, eq, value = text.partition("=")
+            if eq and value:
+                found.append((Word(value, value, word.mask[len(option) + 1 :], word.resolved), "mention"))
+            continue
+        found.append((word, "mention"))
+    return tuple(found)
