@@ -76,13 +76,13 @@ def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
         found: list[tuple[Word, Direction]] = []
         options = _OUTPUT_OPTIONS[name]
         for index, word in enumerate(argv[1:], start=1):
-            option, eq, value = word.text.partition("=")
+            option, eq, _ = word.text.partition("=")
             if option in options and eq:
-                found.append((Word(value, value, word.mask[len(option) + 1 :], word.resolved), "write"))
+                found.append((word.sliced(len(option) + 1), "write"))
             elif option in options and index + 1 < len(argv):
                 found.append((argv[index + 1], "write"))
             elif name != "git" and word.text.startswith("-o") and len(word.text) > 2 and "-o" in options:
-                found.append((Word(word.text[2:], word.text[2:], word.mask[2:], word.resolved), "write"))
+                found.append((word.sliced(2), "write"))
         if name == "git":  # a git that writes (`git add .env`, then a push) is given files it may read
             written = {word.text for word, _ in found}
             given = [argv[0], *git_call(argv).args]  # after the subcommand (and git's own options)
@@ -115,9 +115,9 @@ def touched_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
         found = []
         for word in argv[1:]:
             if word.text.startswith("of="):
-                found.append((Word(word.text[3:], word.text[3:], word.mask[3:], word.resolved), "write"))
+                found.append((word.sliced(3), "write"))
             elif word.text.startswith("if="):
-                found.append((Word(word.text[3:], word.text[3:], word.mask[3:], word.resolved), "read"))
+                found.append((word.sliced(3), "read"))
         return tuple(found)
     if name == "sed":
         call = sed_call(argv)
@@ -141,7 +141,7 @@ def mentioned_paths(argv: Sequence[Word]) -> tuple[tuple[Word, Direction], ...]:
         if text.startswith("-"):
             option, eq, value = text.partition("=")
             if eq and value:
-                found.append((Word(value, value, word.mask[len(option) + 1 :], word.resolved), "mention"))
+                found.append((word.sliced(len(option) + 1), "mention"))
             continue
         found.append((word, "mention"))
     return tuple(found)

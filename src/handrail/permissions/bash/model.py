@@ -61,6 +61,16 @@ class Word:
     def tilde(self) -> bool:
         return self.text.startswith("~") and self.mask[:1] == "u"
 
+    def sliced(self, start: int, end: int | None = None) -> Word:
+        """The part from `start` (to `end`) as a word of its own: the value of `--opt=value`, the file of `@file`."""
+        text = self.text[start:end]
+        return Word(text, text, self.mask[start:end], self.resolved)
+
+    def child(self, name: str) -> Word:
+        """The path `name` inside this folder, as a word (`./` before `name` dropped)."""
+        joined = f"{self.text}/{name.removeprefix('./')}"
+        return Word(joined, joined, "q" * len(joined), self.resolved)
+
 
 def literal_word(text: str) -> Word:
     """A word known to be exactly `text` (used when re-building argv, e.g. from `eval` or `env -S`)."""

@@ -47,9 +47,9 @@ def scan(
             i += 1
             continue
         if text.startswith("--"):
-            name, eq, value = text.partition("=")
+            name, eq, _ = text.partition("=")
             if eq:
-                result.options.append((name, Word(value, value, word.mask[len(name) + 1 :], word.resolved)))
+                result.options.append((name, word.sliced(len(name) + 1)))
                 i += 1
             elif name in two_valued:
                 result.options.append((name, argv[i + 2] if i + 2 < n else None))
@@ -72,7 +72,7 @@ def scan(
             if name in valued:
                 rest = text[j + 1 :]
                 if rest:
-                    result.options.append((name, Word(rest, rest, word.mask[j + 1 :], word.resolved)))
+                    result.options.append((name, word.sliced(j + 1)))
                 else:
                     result.options.append((name, argv[i + 1] if i + 1 < n else None))
                     step = 2

@@ -90,11 +90,11 @@ def _tar_create(argv: Sequence[Word]) -> Touched:
         if option in ("-f", "--file") and value.text != "-":
             out.append((value, "write"))
         elif option in ("-C", "--directory"):
-            folder = value if folder is None or value.text.startswith("/") else _joined(folder, value.text)
+            folder = value if folder is None or value.text.startswith("/") else folder.child(value.text)
     # GNU tar applies a -C to the names after it; all names are taken after the last one (a larger set
     # is only asked about more often, never less)
     for operand in result.operands:
-        out.append((operand if folder is None or operand.text.startswith("/") else _joined(folder, operand.text),
+        out.append((operand if folder is None or operand.text.startswith("/") else folder.child(operand.text),
                     "search"))  # fmt: skip
     return tuple(out)
 
@@ -161,20 +161,20 @@ def _curl(argv: Sequence[Word]) -> Touched:
         elif option in _CURL_READS:
             out.append((value, "read"))
         elif option in _CURL_AT_FILE and text.startswith("@") and text != "@-":
-            out.append((_sliced(value, 1), "read"))
+            out.append((value.sliced(1), "read"))
         elif option in ("-b", "--cookie") and "=" not in text and text != "-":  # a file of cookies, sent
             out.append((value, "read"))
         elif option == "--variable" and "@" in text and not text.endswith("@-"):
-            out.append((_sliced(value, text.index("@") + 1), "read"))
+            out.append((value.sliced(text.index("@") + 1), "read"))
         elif option == "--data-urlencode" and "@" in text.split("=", 1)[0]:
             at = text.index("@")
             if text[at + 1 :] != "-":
-                out.append((_sliced(value, at + 1), "read"))
+                out.append((value.sliced(at + 1), "read"))
         elif option in ("-F", "--form") and "=" in text:
             at = text.index("=") + 1
             if text[at : at + 1] in ("@", "<") and text[at + 1 :] not in ("-", ""):
                 file = text[at + 1 :].split(";", 1)[0]
-                out.append((_sliced(value, at + 1, at + 1 + len(file)), "read"))
+                out.append((value.sliced(at + 1, at + 1 + len(file)), "read"))
     return tuple(out)
 
 
@@ -191,16 +191,6 @@ def _wget(argv: Sequence[Word]) -> Touched:
         elif option in ("-e", "--execute"):  # a .wgetrc command: `post_file = .env` reads the file
             setting, equals, file = value.text.partition("=")
             if equals and ("file" in setting or setting.strip() in ("input", "load_cookies")):
-                out.append((_sliced(value, len(value.text) - len(file.lstrip())), "read"))
+                out.append((value.sliced(len(value.text) - len(file.lstrip())), "read"))
     return tuple(out)
 
-
-def _sliced(word: Word, start: int, end: int | None = None) -> Word:
-    """The part of `word` from `start` (to `end`): the file in `@file`, `name=@file;type=x`."""
-    text = word.text[start:end]
-    return Word(text, text, word.mask[start:end], word.resolved)
-
-
-def _joined(folder: Word, name: str) -> Word:
-    joined = f"{folder.text}/{name}"
-    return Word(joined, joined, "q" * len(joined), folder.resolved)

@@ -240,9 +240,7 @@ def _assignments(argv: Sequence[Word], start: int, step: _Step) -> int:
         name, eq, _ = argv[i].text.partition("=")
         if not eq or not _NAME.match(name):  # env and sudo read NAME=value themselves: quoting is irrelevant
             break
-        value_text = argv[i].text[len(name) + 1 :]
-        value = Word(value_text, value_text, argv[i].mask[len(name) + 1 :], argv[i].resolved)
-        step.env.append(Assignment(name, value, argv[i].raw))
+        step.env.append(Assignment(name, argv[i].sliced(len(name) + 1), argv[i].raw))
         i += 1
     return i
 

@@ -246,11 +246,11 @@ def git_call(argv: Sequence[Word]) -> GitCall:
             i += 1 if eq else 2
             continue
         if text.startswith("-c") and len(text) > 2:
-            config.append(Word(text[2:], text[2:], argv[i].mask[2:], argv[i].resolved))
+            config.append(argv[i].sliced(2))
             i += 1
             continue
         if text.startswith("-C") and len(text) > 2:
-            chdirs.append(Word(text[2:], text[2:], argv[i].mask[2:], argv[i].resolved))
+            chdirs.append(argv[i].sliced(2))
             directories.append(chdirs[-1])
             i += 1
             continue
@@ -263,15 +263,10 @@ def git_call(argv: Sequence[Word]) -> GitCall:
             if word.text in ("-c", "--config") and index + 1 < len(args):
                 config.append(args[index + 1])
             elif word.text.startswith("--config="):
-                config.append(Word(word.text[9:], word.text[9:], word.mask[9:], word.resolved))
+                config.append(word.sliced(9))
     return GitCall(
         tuple(config), config_env, exec_path_set, tuple(chdirs), subcommand, args, unknown, tuple(directories), git_dir
     )
-
-
-def _in_folder(folder: Word, name: str) -> Word:
-    joined = f"{folder.text}/{name.removeprefix('./')}"
-    return Word(joined, joined, "q" * len(joined), folder.resolved)
 
 
 def git_folder(call: GitCall) -> Word:
@@ -352,7 +347,7 @@ def git_read_only(argv: Sequence[Word]) -> ReadOnly:
     if reads.folder:  # it reads the files below (and the analyser records what of the whole tree, for the disk)
         folder = git_folder(call)
         paths.append((folder, "search"))
-        paths.extend((_in_folder(folder, name), "read") for name in reads.here)
+        paths.extend((folder.child(name), "read") for name in reads.here)
     if no_index:
         paths.extend((w, "read") for w in args if not w.text.startswith("-"))
     if sub in ("blame", "annotate"):
