@@ -189,7 +189,7 @@ def _touch_rule(
     """The first deny (or ask) rule covering a path a call touches (for a search, all it reads), with that touch."""
     for touch in touches:
         if touch.kind == "mention":
-            continue  # what the program does with it is not known: `_mention_problem` asks instead
+            continue  # what the program does with it is not known: `_unseen_read_problem` asks instead
         rules = _touch_rules(context, behavior, touch, cwd)
         if not rules.rules:
             continue
@@ -209,11 +209,15 @@ def _touch_reason(behavior: RuleBehavior, rule: PermissionRule, touch: Touch) ->
     )
 
 
-def _search_problem(context: PermissionContext, touches: tuple[Touch, ...], cwd: Path) -> DecisionReason | None:
-    """Why a recursive read must ask: below the folder lies a path a Read deny or ask rule covers, or too much to check.
+def _unseen_read_problem(
+    context: PermissionContext, touches: tuple[Touch, ...], cwd: Path
+) -> DecisionReason | None:
+    """Why a call must ask about what it may read unnamed: below a folder it searches lies a path a Read deny or
+    ask rule covers (or too much to check), or a program handrail does not know is given such a path.
 
-    A rule covering the folder itself was met at the folder; here it reads what lies in it
-    without naming it, so even a deny rule makes it ask (the user sees what it would read).
+    A rule covering the searched folder itself was met at the folder; here the call reads what lies in it
+    without naming it, or hands the file to a program that may read it, so even a deny rule makes it ask
+    (the user sees what would be read).
     """
     for touch in touches:
         if touch.unchecked:
@@ -223,41 +227,26 @@ def _search_problem(context: PermissionContext, touches: tuple[Touch, ...], cwd:
             return DecisionReason(
                 "rule", f"it {_VERBS[touch.kind]} {touch.written}, which {verb} to check against the rules"
             )
-        if touch.kind != "search" or not touch.below:
+        if touch.kind == "search":
+            entries = touch.below
+        elif touch.kind == "mention":
+            entries = ((touch.written, touch.real),)
+        else:
             continue
         for behavior in ("deny", "ask"):
             rules = context.file_rules(behavior, "Read", cwd)
             if not rules.rules:
                 continue
-            for written, real in touch.below:
+            for written, real in entries:
                 forms = (written,) if written == real else (written, real)
                 if (rule := rules.first_match((forms,), behavior)) is not None:
+                    judged = f"the rule {_rule_text(rule)} {'denies' if behavior == 'deny' else 'asks about'}"
                     message = (
-                        f"it reads everything in {touch.written}, including {written}, "
-                        f"which the rule {_rule_text(rule)} {'denies' if behavior == 'deny' else 'asks about'}"
+                        f"it reads everything in {touch.written}, including {written}, which {judged}"
+                        if touch.kind == "search"
+                        else f"it names {written}, which {judged}, to a program that may read it"
                     )
                     return DecisionReason("rule", message, str(rule))
-    return None
-
-
-def _mention_problem(context: PermissionContext, touches: tuple[Touch, ...], cwd: Path) -> DecisionReason | None:
-    """Why a program must ask: it is given a file a Read deny or ask rule covers, and may read it (or send it on).
-
-    Only the rules matter here: a program handrail does not know is the Bash rule's, and so are the
-    other files it names; but the user said this file is not to be read unasked.
-    """
-    for behavior in ("deny", "ask"):
-        rules = context.file_rules(behavior, "Read", cwd)
-        if not rules.rules:
-            continue
-        for touch in touches:
-            if touch.kind == "mention" and (rule := rules.first_match((touch.forms,), behavior)) is not None:
-                judged = "denies" if behavior == "deny" else "asks about"
-                message = (
-                    f"it names {touch.written}, which the rule {_rule_text(rule)} {judged}, "
-                    "to a program that may read it"
-                )
-                return DecisionReason("rule", message, str(rule))
     return None
 
 
@@ -503,9 +492,7 @@ def _find(
         return "ask", rule
     if touches and (hit := _touch_rule(context, "ask", touches, cwd)) is not None:
         return "ask", _touch_reason("ask", *hit)
-    if touches and (reason := _search_problem(context, touches, cwd)) is not None:
-        return "ask", reason
-    if touches and (reason := _mention_problem(context, touches, cwd)) is not None:
+    if touches and (reason := _unseen_read_problem(context, touches, cwd)) is not None:
         return "ask", reason
     # 5: safety checks
     if check.behavior == "ask" and check.safety:

@@ -198,6 +198,14 @@ def _join(word: Word, cwd: str) -> str | None:
     return text
 
 
+def _runs_in(effective: Effective, cwd: str) -> str | None:
+    """The folder a command runs in, started from `cwd`: after its wrappers' `-C` (None when one is not known)."""
+    folder: str | None = cwd
+    for chdir in effective.chdirs:
+        folder = _join(chdir, folder) if folder is not None else None
+    return folder
+
+
 def _safe_target(path: str, kind: AccessKind) -> bool:
     normal = os.path.normpath(path)
     safe = SAFE_WRITE_TARGETS if kind == "write" else SAFE_READ_TARGETS
@@ -600,9 +608,7 @@ class _Analysis:
         folder = git_folder(call)
         reads = content_reads(call)
         for cwd in cwds:
-            start: str | None = cwd
-            for chdir in effective.chdirs:
-                start = _join(chdir, start) if start is not None else None
+            start = _runs_in(effective, cwd)
             start = _join(folder, start) if start is not None else None
             git_dir = _join(call.git_dir, cwd) if call.git_dir is not None else None
             if start is None or (call.git_dir is not None and git_dir is None):
@@ -622,9 +628,7 @@ class _Analysis:
             judgement.problems.append(Reason("unpack_unknown", f"`{render(effective.argv)}`: {words.why}"))
             return
         for cwd in cwds:
-            start: str | None = cwd
-            for chdir in effective.chdirs:
-                start = _join(chdir, start) if start is not None else None
+            start = _runs_in(effective, cwd)
             archive = _join(words.archive, start) if words.archive is not None and start is not None else None
             destination = start if words.destination is None or start is None else _join(words.destination, start)
             if archive is None or destination is None:

@@ -131,14 +131,13 @@ def _copy_to_hosts(argv: Sequence[Word], valued: frozenset[str]) -> Touched:
             out.append((value, "read"))
         elif value is not None and option in _RSYNC_WRITES:
             out.append((value, "write"))
-    local = [w for w in result.operands if not _remote(w.text)]
     if not result.operands:
         return tuple(out)
     *sources, destination = result.operands
     recursive = any(n in _RECURSIVE for n, _ in result.options)
     kind: Direction = "search" if recursive else "read"
-    out.extend((w, kind) for w in sources if w in local)
-    if destination in local and sources:
+    out.extend((w, kind) for w in sources if not _remote(w.text))
+    if sources and not _remote(destination.text):
         out.append((destination, "write"))
     return tuple(out)
 
